@@ -1,0 +1,354 @@
+/**
+ * Accounts: the authentication records of the served virtual hosts (register, unregister, passwords).
+ * Data other modules keep for an account is theirs; they delete it on the `remove_user` hook.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Knex } from 'knex';
+import { badArgument, conflict, notFound } from '../commands/errors.js';
+import type { HookBus } from '../hooks/hooks.js';
+import type { Logger } from '../log/logger.js';
+import { isUniqueViolation } from '../storage/database.js';
+import { CredentialCache, type CredentialCacheSettings } from './credential-cache.js';
+import { InvalidJid, nameprep, nodeprep } from './jid.js';
+import { USERS_TABLE } from './migrations.js';
+import {
+  DEFAULT_SCRAM_ITERATIONS,
+  SCRAM_HASHES,
+  SCRAM_SALT_BYTES,
+  createScramCredentials,
+  deriveScramKeys,
+  normalizePassword,
+  verifyScramPassword,
+  type ScramCredential,
+  type ScramCredentials,
+  type ScramHash,
+  type ScramKeys,
+} from './scram.js';
+
+export type PasswordFormat = 'plain' | 'scram';
+
+export interface AccountSettings {
+  /** The served virtual hosts. A reload replaces the array rather than mutating it (its normalized form is kept per array). */
+  hosts: readonly string[];
+  passwordFormat: PasswordFormat;
+  scramIterations?: number;
+  cache: CredentialCacheSettings;
+}
+
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/** Rows read per round trip while converting passwords, and PBKDF2 runs in flight (libuv's pool has 4 threads). */
+const CONVERT_BATCH = 500;
+const CONVERT_CONCURRENCY = 4;
+
+type ScramColumn = `scram_${ScramHash}_${'stored' | 'server'}`;
+
+type CredentialColumns = {
+  password: string | null;
+  scram_salt: string | null;
+  scram_iterations: number | null;
+} & Record<ScramColumn, string | null>;
+
+type UserRow = CredentialColumns & { host: string; username: string; created_at: number };
+
+export class AccountService {
+  readonly #db: () => Knex;
+  readonly #hooks: HookBus;
+  readonly #settings: () => AccountSettings;
+  readonly #logger: Logger;
+  readonly #cache: CredentialCache;
+  #served: { source: readonly string[]; normalized: Set<string> } | undefined;
+
+  /** Getters, so a configuration reload takes effect without rebuilding the service. */
+  constructor(db: () => Knex, hooks: HookBus, settings: () => AccountSettings, logger: Logger) {
+    this.#db = db;
+    this.#hooks = hooks;
+    this.#settings = settings;
+    this.#logger = logger;
+    this.#cache = new CredentialCache(() => this.#settings().cache);
+    hooks.add('clear_cache', () => this.clearCache());
+  }
+
+  async register(user: string, host: string, password: string): Promise<void> {
+    const account = this.#account(user, host);
+    checkPasswordArgument(password);
+    // A cheap early answer before spending PBKDF2 time; the primary key settles races below.
+    if (await this.#exists(account)) throw accountExists(account);
+    const row: UserRow = {
+      host: account.host,
+      username: account.user,
+      created_at: Date.now(),
+      ...(await this.#credentialColumns(password)),
+    };
+    try {
+      await this.#db()(USERS_TABLE).insert(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw accountExists(account);
+      throw err;
+    }
+    this.#logger.info({ user: account.user, host: account.host }, 'account registered');
+    await this.#hooks.run('register_user', account.user, account.host);
+  }
+
+  /** Deletes the authentication record first, so the account cannot log in while modules clear its data. */
+  async unregister(user: string, host: string): Promise<void> {
+    const account = this.#account(user, host);
+    const deleted = await this.#db()(USERS_TABLE).where({ host: account.host, username: account.user }).delete();
+    if (!deleted) throw accountMissing(account);
+    this.#cache.invalidate(account.user, account.host);
+    this.#logger.info({ user: account.user, host: account.host }, 'account removed');
+    await this.#hooks.run('remove_user', account.user, account.host);
+  }
+
+  async exists(user: string, host: string): Promise<boolean> {
+    return this.#exists(this.#account(user, host));
+  }
+
+  /**
+   * Whether `password` is the account's; false for a missing account. A password that could never have
+   * been stored (empty, too long) is false without any hashing.
+   */
+  async checkPassword(user: string, host: string, password: string): Promise<boolean> {
+    const account = this.#account(user, host);
+    if (passwordProblem(password)) return false;
+    if (this.#cache.isVerified(account.user, account.host, password)) return true;
+    const epoch = this.#cache.epoch();
+    const row = await this.#row(account);
+    if (!row) return false;
+    const verified = await verifyStored(row, password);
+    if (verified) this.#cache.remember(account.user, account.host, password, epoch);
+    return verified;
+  }
+
+  async setPassword(user: string, host: string, password: string): Promise<void> {
+    const account = this.#account(user, host);
+    checkPasswordArgument(password);
+    const columns = await this.#credentialColumns(password);
+    const updated = await this.#db()(USERS_TABLE).where({ host: account.host, username: account.user }).update(columns);
+    if (!updated) throw accountMissing(account);
+    this.#cache.invalidate(account.user, account.host);
+    this.#logger.info({ user: account.user, host: account.host }, 'password changed');
+  }
+
+  /** User names of a host in byte order (as ejabberd lists them). */
+  async listUsers(host: string): Promise<string[]> {
+    const vhost = this.#servedHost(host);
+    const rows: { username: string }[] = await this.#db()(USERS_TABLE).select('username').where({ host: vhost }).orderBy('username');
+    // The schema gives byte order on every database; sorting again guards against a table created with
+    // another collation, and costs one linear pass on input that is already sorted.
+    return rows.map((r) => r.username).sort(compareCodePoints);
+  }
+
+  /** Accounts of one host, or of all served hosts. */
+  async countUsers(host?: string): Promise<number> {
+    const query = this.#db()(USERS_TABLE);
+    if (host !== undefined) query.where({ host: this.#servedHost(host) });
+    else query.whereIn('host', [...this.#servedHosts()]);
+    const [result] = (await query.count({ n: '*' })) as { n: number | string }[];
+    return Number(result?.n ?? 0);
+  }
+
+  /** Replaces the plain passwords stored for a host by SCRAM keys of every hash; returns how many. */
+  async convertToScram(host: string): Promise<number> {
+    const vhost = this.#servedHost(host);
+    const iterations = this.#iterations();
+    let converted = 0;
+    let after = '';
+    for (;;) {
+      const batch: { username: string; password: string }[] = await this.#db()(USERS_TABLE)
+        .select('username', 'password')
+        .where({ host: vhost })
+        .whereNotNull('password')
+        .andWhere('username', '>', after)
+        .orderBy('username')
+        .limit(CONVERT_BATCH);
+      if (!batch.length) break;
+      after = batch[batch.length - 1]!.username;
+      const results = await mapConcurrently(batch, CONVERT_CONCURRENCY, async ({ username, password }) => {
+        const columns = scramColumns(await createScramCredentials(password, iterations));
+        // Matching the old password skips an account whose password changed meanwhile.
+        return this.#db()(USERS_TABLE).where({ host: vhost, username, password }).update(columns);
+      });
+      converted += results.reduce((sum, n) => sum + n, 0);
+    }
+    this.#logger.info({ host: vhost, converted }, 'plain passwords converted to SCRAM');
+    return converted;
+  }
+
+  /**
+   * What SASL needs for one hash, or undefined when the account is missing or has no key for that hash.
+   * An account stored in plain gets keys derived on the spot, under a fresh salt each time.
+   */
+  async getScramCredentials(user: string, host: string, hash: ScramHash): Promise<ScramCredential | undefined> {
+    const row = await this.#row(this.#account(user, host));
+    if (!row) return undefined;
+    if (row.password !== null) {
+      const salt = randomBytes(SCRAM_SALT_BYTES);
+      const iterations = this.#iterations();
+      return { salt, iterations, ...(await deriveScramKeys(row.password, salt, iterations, hash)) };
+    }
+    const stored = storedScram(row);
+    const keys = stored?.keys[hash];
+    return stored && keys ? { salt: stored.salt, iterations: stored.iterations, ...keys } : undefined;
+  }
+
+  clearCache(): void {
+    this.#cache.clear();
+  }
+
+  #account(user: string, host: string): { user: string; host: string } {
+    let normalized: string;
+    try {
+      normalized = nodeprep(user);
+    } catch (err) {
+      if (err instanceof InvalidJid) throw badArgument('user', err.message);
+      throw err;
+    }
+    return { user: normalized, host: this.#servedHost(host) };
+  }
+
+  #servedHost(host: string): string {
+    let normalized: string;
+    try {
+      normalized = nameprep(host);
+    } catch (err) {
+      if (err instanceof InvalidJid) throw badArgument('host', err.message);
+      throw err;
+    }
+    const served = this.#servedHosts();
+    if (!served.has(normalized)) {
+      throw badArgument('host', `unknown virtual host '${host}': this server serves ${[...served].join(', ') || 'no host'}`);
+    }
+    return normalized;
+  }
+
+  #servedHosts(): Set<string> {
+    const { hosts } = this.#settings();
+    // Every check of a password passes here; normalize the list again only when a reload replaced it.
+    if (this.#served?.source === hosts) return this.#served.normalized;
+    const normalized = new Set<string>();
+    for (const host of hosts) {
+      try {
+        normalized.add(nameprep(host));
+      } catch {
+        // The configuration validates hosts; one that slipped through can match nothing.
+      }
+    }
+    this.#served = { source: hosts, normalized };
+    return normalized;
+  }
+
+  #iterations(): number {
+    return this.#settings().scramIterations ?? DEFAULT_SCRAM_ITERATIONS;
+  }
+
+  async #exists({ user, host }: { user: string; host: string }): Promise<boolean> {
+    return (await this.#db()(USERS_TABLE).first('username').where({ host, username: user })) !== undefined;
+  }
+
+  async #row({ user, host }: { user: string; host: string }): Promise<UserRow | undefined> {
+    return (await this.#db()(USERS_TABLE).first('*').where({ host, username: user })) as UserRow | undefined;
+  }
+
+  async #credentialColumns(password: string): Promise<CredentialColumns> {
+    if (this.#settings().passwordFormat === 'plain') {
+      return { ...scramColumns(undefined), password };
+    }
+    return scramColumns(await createScramCredentials(password, this.#iterations()));
+  }
+}
+
+/** The SCRAM columns of a row (every other credential column cleared), or all cleared. */
+function scramColumns(credentials: ScramCredentials | undefined): CredentialColumns {
+  const columns = {
+    password: null,
+    scram_salt: credentials ? credentials.salt.toString('base64') : null,
+    scram_iterations: credentials ? credentials.iterations : null,
+  } as CredentialColumns;
+  for (const hash of SCRAM_HASHES) {
+    const keys = credentials?.keys[hash];
+    columns[`scram_${hash}_stored`] = keys ? keys.storedKey.toString('base64') : null;
+    columns[`scram_${hash}_server`] = keys ? keys.serverKey.toString('base64') : null;
+  }
+  return columns;
+}
+
+function storedScram(row: UserRow): ScramCredentials | undefined {
+  if (row.scram_salt === null || row.scram_iterations === null) return undefined;
+  const keys: Partial<Record<ScramHash, ScramKeys>> = {};
+  for (const hash of SCRAM_HASHES) {
+    const stored = row[`scram_${hash}_stored`];
+    const server = row[`scram_${hash}_server`];
+    if (stored !== null && server !== null) {
+      keys[hash] = { storedKey: Buffer.from(stored, 'base64'), serverKey: Buffer.from(server, 'base64') };
+    }
+  }
+  return { salt: Buffer.from(row.scram_salt, 'base64'), iterations: Number(row.scram_iterations), keys };
+}
+
+async function verifyStored(row: UserRow, password: string): Promise<boolean> {
+  if (row.password !== null) return equalPasswords(password, row.password);
+  const scram = storedScram(row);
+  return scram ? verifyScramPassword(password, scram) : false;
+}
+
+/**
+ * Constant-time comparison of plain passwords: digests have equal lengths whatever the inputs, and both
+ * sides are normalized as SCRAM normalizes them, so a password keeps working after conversion.
+ */
+function equalPasswords(given: string, stored: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(normalizePassword(text)).digest();
+  return timingSafeEqual(digest(given), digest(stored));
+}
+
+function passwordProblem(password: string): string | undefined {
+  if (typeof password !== 'string' || password === '') return 'password is empty';
+  if (password.includes('\0')) return 'password contains a NUL character, which is not allowed';
+  const length = [...password].length;
+  if (length > MAX_PASSWORD_LENGTH) return `password is ${length} characters long, the limit is ${MAX_PASSWORD_LENGTH}`;
+  return undefined;
+}
+
+function checkPasswordArgument(password: string): void {
+  const problem = passwordProblem(password);
+  if (problem) throw badArgument('password', problem);
+}
+
+function accountExists({ user, host }: { user: string; host: string }) {
+  return conflict(`account ${user}@${host} already exists`);
+}
+
+function accountMissing({ user, host }: { user: string; host: string }) {
+  return notFound(`account ${user}@${host} does not exist`);
+}
+
+/** Code point order, which is UTF-8 byte order; plain `<` on UTF-16 misplaces astral characters. */
+function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codeUnitRank(x) - codeUnitRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Moves surrogates (astral characters) above U+E000..U+FFFF, where code point order puts them. */
+function codeUnitRank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
+  if (unit >= 0xe000) return unit - 0x800;
+  return unit;
+}
+
+async function mapConcurrently<T, R>(items: readonly T[], concurrency: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,115 @@
+/**
+ * A cache of verified credentials. HTTP Basic authentication checks the password on every request and a
+ * SCRAM check costs milliseconds of PBKDF2, so a password that was verified recently is trusted again
+ * without the database or the hash.
+ *
+ * Entries are keyed by an HMAC of account and password under a key that lives only in this process:
+ * the cache never holds a password in recoverable form, and a failed check is never stored.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+
+export interface CredentialCacheSettings {
+  enabled: boolean;
+  /** Most entries kept; the least recently used go first. */
+  size: number;
+  lifeTimeSeconds: number;
+}
+
+interface Entry {
+  account: string;
+  verifiedAt: number;
+}
+
+export class CredentialCache {
+  readonly #key = randomBytes(32);
+  readonly #settings: () => CredentialCacheSettings;
+  /** Map order is recency order: a hit moves its entry to the end. */
+  readonly #entries = new Map<string, Entry>();
+  /** The entries of each account, so invalidation is not a scan. */
+  readonly #byAccount = new Map<string, Set<string>>();
+  readonly #now: () => number;
+  #epoch = 0;
+
+  /** `settings` is a getter, so a configuration reload applies to the next lookup; `now` is for tests. */
+  constructor(settings: () => CredentialCacheSettings, now: () => number = Date.now) {
+    this.#settings = settings;
+    this.#now = now;
+  }
+
+  /**
+   * A token to take before reading stored credentials and hand to `remember` after verifying them: a
+   * password change that lands while the check runs makes the token stale, so the old password is not
+   * cached after the change.
+   */
+  epoch(): number {
+    return this.#epoch;
+  }
+
+  /** True when this exact password was verified for the account within the entry lifetime. */
+  isVerified(user: string, host: string, password: string): boolean {
+    const settings = this.#settings();
+    if (!settings.enabled) return false;
+    const key = this.#keyOf(user, host, password);
+    const entry = this.#entries.get(key);
+    if (!entry) return false;
+    if (this.#now() - entry.verifiedAt >= settings.lifeTimeSeconds * 1000) {
+      this.#delete(key, entry);
+      return false;
+    }
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return true;
+  }
+
+  /** Records a successful check, unless the cache was invalidated since `epoch` was taken. */
+  remember(user: string, host: string, password: string, epoch: number): void {
+    const settings = this.#settings();
+    if (!settings.enabled || settings.size < 1 || epoch !== this.#epoch) return;
+    const key = this.#keyOf(user, host, password);
+    const account = accountOf(user, host);
+    const previous = this.#entries.get(key);
+    if (previous) this.#delete(key, previous);
+    this.#entries.set(key, { account, verifiedAt: this.#now() });
+    let keys = this.#byAccount.get(account);
+    if (!keys) this.#byAccount.set(account, (keys = new Set()));
+    keys.add(key);
+    // The size may have shrunk on a reload: trim down to it, oldest first.
+    for (const [oldKey, oldEntry] of this.#entries) {
+      if (this.#entries.size <= settings.size) break;
+      this.#delete(oldKey, oldEntry);
+    }
+  }
+
+  /** Forgets every verified password of the account (password changed, account removed). */
+  invalidate(user: string, host: string): void {
+    this.#epoch++;
+    const account = accountOf(user, host);
+    for (const key of this.#byAccount.get(account) ?? []) this.#entries.delete(key);
+    this.#byAccount.delete(account);
+  }
+
+  clear(): void {
+    this.#epoch++;
+    this.#entries.clear();
+    this.#byAccount.clear();
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #keyOf(user: string, host: string, password: string): string {
+    return createHmac('sha256', this.#key).update(`${user}@${host}\0${password}`).digest('base64');
+  }
+
+  #delete(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    const keys = this.#byAccount.get(entry.account);
+    keys?.delete(key);
+    if (keys?.size === 0) this.#byAccount.delete(entry.account);
+  }
+}
+
+function accountOf(user: string, host: string): string {
+  return `${user}@${host}`;
+}

@@ -1,0 +1,96 @@
+/**
+ * SCRAM credentials (RFC 5802, RFC 7677, and SCRAM-SHA-512): what the server stores instead of a
+ * password, and what SASL needs to authenticate a client without ever seeing the password again.
+ */
+import { createHash, createHmac, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+
+export const SCRAM_HASHES = ['sha1', 'sha256', 'sha512'] as const;
+export type ScramHash = (typeof SCRAM_HASHES)[number];
+
+/** Output length in bytes of each hash, which is also the length of every SCRAM key. */
+export const SCRAM_KEY_LENGTH: Readonly<Record<ScramHash, number>> = { sha1: 20, sha256: 32, sha512: 64 };
+export const DEFAULT_SCRAM_ITERATIONS = 4096;
+export const SCRAM_SALT_BYTES = 16;
+
+export interface ScramKeys {
+  /** H(ClientKey): checks a client's proof. */
+  storedKey: Buffer;
+  /** HMAC(SaltedPassword, "Server Key"): signs the server's final message. */
+  serverKey: Buffer;
+}
+
+/** Everything SASL needs for one hash: sent to the client (salt, iterations) or kept (keys). */
+export interface ScramCredential extends ScramKeys {
+  salt: Buffer;
+  iterations: number;
+}
+
+/** One salt and iteration count shared by the keys of every hash, as stored for an account. */
+export interface ScramCredentials {
+  salt: Buffer;
+  iterations: number;
+  /** Accounts imported from elsewhere may carry only some hashes. */
+  keys: Partial<Record<ScramHash, ScramKeys>>;
+}
+
+/** When the caller does not name a hash, verification uses the first one stored, in this order. */
+const VERIFY_PREFERENCE: readonly ScramHash[] = ['sha256', 'sha512', 'sha1'];
+
+const pbkdf2Async = promisify(pbkdf2);
+
+/** A pragmatic SASLprep (RFC 4013): compatibility normalization, without its prohibition tables. */
+export function normalizePassword(password: string): string {
+  return password.normalize('NFKC');
+}
+
+export function scramHmac(hash: ScramHash, key: Buffer, data: string | Buffer): Buffer {
+  return createHmac(hash, key).update(data).digest();
+}
+
+export function scramDigest(hash: ScramHash, data: Buffer): Buffer {
+  return createHash(hash).update(data).digest();
+}
+
+/** SaltedPassword = Hi(Normalize(password), salt, i), computed off the event loop. */
+export async function saltPassword(password: string, salt: Buffer, iterations: number, hash: ScramHash): Promise<Buffer> {
+  if (!Number.isSafeInteger(iterations) || iterations < 1) {
+    throw new RangeError(`SCRAM iteration count must be a positive integer, got ${iterations}`);
+  }
+  return pbkdf2Async(normalizePassword(password), salt, iterations, SCRAM_KEY_LENGTH[hash], hash);
+}
+
+/** The keys a server keeps for one hash, from the salted password. */
+export function scramKeysOf(saltedPassword: Buffer, hash: ScramHash): ScramKeys {
+  const clientKey = scramHmac(hash, saltedPassword, 'Client Key');
+  return {
+    storedKey: scramDigest(hash, clientKey),
+    serverKey: scramHmac(hash, saltedPassword, 'Server Key'),
+  };
+}
+
+export async function deriveScramKeys(password: string, salt: Buffer, iterations: number, hash: ScramHash): Promise<ScramKeys> {
+  return scramKeysOf(await saltPassword(password, salt, iterations, hash), hash);
+}
+
+/** A fresh random salt and the keys of every hash, for storing a new password. */
+export async function createScramCredentials(password: string, iterations = DEFAULT_SCRAM_ITERATIONS): Promise<ScramCredentials> {
+  const salt = randomBytes(SCRAM_SALT_BYTES);
+  const derived = await Promise.all(SCRAM_HASHES.map((hash) => deriveScramKeys(password, salt, iterations, hash)));
+  const keys: Partial<Record<ScramHash, ScramKeys>> = {};
+  SCRAM_HASHES.forEach((hash, i) => (keys[hash] = derived[i]));
+  return { salt, iterations, keys };
+}
+
+/**
+ * Recomputes the StoredKey of `password` and compares it in constant time. Without `hash`, uses the first
+ * stored of sha256, sha512, sha1; with a `hash` that is not stored, the password cannot be checked and
+ * the answer is false.
+ */
+export async function verifyScramPassword(password: string, credentials: ScramCredentials, hash?: ScramHash): Promise<boolean> {
+  const chosen = hash ?? VERIFY_PREFERENCE.find((h) => credentials.keys[h]);
+  const expected = chosen && credentials.keys[chosen];
+  if (!chosen || !expected) return false;
+  const { storedKey } = await deriveScramKeys(password, credentials.salt, credentials.iterations, chosen);
+  return storedKey.length === expected.storedKey.length && timingSafeEqual(storedKey, expected.storedKey);
+}

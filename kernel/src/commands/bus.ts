@@ -1,0 +1,126 @@
+/**
+ * The one path every frontend uses to run a command: resolve the definition for the requested API
+ * version, validate and coerce the arguments from the declaration, check api_permissions, run the handler,
+ * shape the result, log the call. HTTP, XML-RPC and servicectl differ only in how they read a request and
+ * write the answer.
+ */
+import { performance } from 'node:perf_hooks';
+import type { AccessControl } from '../access/access-control.js';
+import type { Logger } from '../log/logger.js';
+import { SECRET_KEYS } from '../log/logger.js';
+import { coerceArgs, type ArgInput } from './coerce.js';
+import { CommandError, asCommandError } from './errors.js';
+import type { CommandRegistry } from './registry.js';
+import { formatResult } from './result.js';
+import type { CallContext, Caller, RegisteredCommand } from './types.js';
+
+export interface ExecuteOptions {
+  /** API version from a `vN` path segment; the latest definition by default. */
+  readonly version?: number;
+  readonly progress?: CallContext['progress'];
+}
+
+/** Says which module would provide an unknown command, so the error can tell the operator to enable it. */
+export type CommandCatalog = (name: string) => Promise<string | undefined>;
+
+const CLI_FRONTEND = 'service_ctl';
+
+export class CommandBus {
+  constructor(
+    readonly registry: CommandRegistry,
+    private readonly access: () => AccessControl,
+    private readonly logger: Logger,
+    private readonly catalog: CommandCatalog = async () => undefined,
+  ) {}
+
+  /**
+   * Runs `name` for `caller`. Resolves to the formatted result; rejects with a `CommandError` whose kind
+   * says what went wrong (never with anything else).
+   */
+  async execute(name: string, input: ArgInput, caller: Caller, options: ExecuteOptions = {}): Promise<unknown> {
+    const started = performance.now();
+    let command: RegisteredCommand | undefined;
+    try {
+      command = this.registry.resolve(name, options.version) ?? (await this.unknown(name, options.version));
+      const args = coerceArgs(command.decl, input);
+      this.authorize(command, caller);
+      const call: CallContext = {
+        caller,
+        command: name,
+        version: command.version,
+        log: this.logger,
+        progress: options.progress ?? (() => {}),
+      };
+      const value = await command.handler(args as never, call);
+      const result = formatResult(name, command.decl.result, value);
+      this.#log(caller, name, 'ok', started);
+      return result;
+    } catch (err) {
+      const error = asCommandError(err);
+      if (error) {
+        this.#log(caller, name, error.kind, started, error.message);
+        throw error;
+      }
+      // A genuine fault: keep the details in the log, give the caller the request id to quote.
+      this.logger.error({ err, command: name, frontend: caller.frontend, requestId: caller.requestId }, 'command %s failed with an internal error', name);
+      throw new CommandError('internal', `internal error while running ${name}${caller.requestId ? ` (request id ${caller.requestId})` : ''}`);
+    }
+  }
+
+  /** The `unknown_command` error for a name with no definition, saying why there is none. */
+  async unknown(name: string, version?: number): Promise<never> {
+    if (this.registry.has(name) && version !== undefined) {
+      const first = this.registry.versions(name)[0]!.version;
+      throw new CommandError('unknown_command', `command ${name} is not available in API version ${version}: it starts at version ${first}`);
+    }
+    const module = await this.catalog(name).catch(() => undefined);
+    if (module) throw new CommandError('unknown_command', `unknown command ${name}: it is provided by module ${module}, which is not enabled`);
+    const similar = this.registry.names().filter((n) => n.includes(name) || name.includes(n));
+    const hint = similar.length && similar.length <= 3 ? ` (did you mean ${similar.join(', ')}?)` : '';
+    throw new CommandError('unknown_command', `unknown command ${name}${hint}`);
+  }
+
+  /** api_permissions, plus the rule that command-line-only commands run only from servicectl. */
+  authorize(command: RegisteredCommand, caller: Caller): void {
+    const { decl } = command;
+    if (decl.cliOnly && caller.frontend !== CLI_FRONTEND) {
+      throw new CommandError('forbidden', `${decl.name} can only be run from the command line (servicectl ${decl.name})`);
+    }
+    const access = this.access();
+    if (access.check(decl, caller).allowed) return;
+    const who = caller.account ? `${caller.account.user}@${caller.account.host}` : 'an anonymous caller';
+    this.logger.warn(
+      { command: decl.name, frontend: caller.frontend, caller: who, ip: caller.ip, requestId: caller.requestId, groups: access.explain(decl, caller) },
+      'denied %s to %s: no api_permissions group matched',
+      decl.name,
+      who,
+    );
+    throw new CommandError('forbidden', `not allowed: no api_permissions group lets ${who}${caller.ip ? ` from ${caller.ip}` : ''} run ${decl.name} through ${caller.frontend}`);
+  }
+
+  #log(caller: Caller, command: string, outcome: string, started: number, message?: string): void {
+    if (!this.logger.isLevelEnabled('info')) return;
+    this.logger.info(
+      {
+        frontend: caller.frontend,
+        caller: caller.account ? `${caller.account.user}@${caller.account.host}` : undefined,
+        ip: caller.ip,
+        command,
+        outcome,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        requestId: caller.requestId,
+        ...(message ? { error: message } : {}),
+      },
+      'command %s: %s',
+      command,
+      outcome,
+    );
+  }
+}
+
+/** Replaces secret argument values, for any log that shows arguments. */
+export function maskSecrets(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) out[k] = SECRET_KEYS.includes(k) ? '********' : v;
+  return out;
+}

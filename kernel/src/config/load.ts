@@ -1,0 +1,245 @@
+/**
+ * Reads and validates a configuration file. Validation is complete before anything is applied: the server
+ * refuses to start with an invalid file, and reload_config refuses to apply one and keeps running on the
+ * old configuration.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { AccessControl } from '../access/access-control.js';
+import type { AclDefinitions } from '../access/acl.js';
+import type { AccessRuleDefinitions } from '../access/access-rules.js';
+import type { ApiPermissionGroup } from '../access/api-permissions.js';
+import type { ModuleDefinition } from '../modules/definition.js';
+import type { SqlSettings } from '../storage/database.js';
+import { ConfigError, type LocatedIssue } from './errors.js';
+import type { ListenerConfig } from './listeners.js';
+import { OptionIssues, didYouMean, isPlainObject, validateOptions, type OptionIssue, type OptionPath } from './option-spec.js';
+import { TOP_LEVEL_SCHEMA, type TopLevelOptions } from './schema.js';
+
+/** What validation needs to know about modules: which exist, and their declarations. */
+export interface ModuleLookup {
+  available(): Promise<string[]>;
+  /** Throws an Error whose message says why a module cannot be loaded. */
+  definition(name: string): Promise<ModuleDefinition>;
+}
+
+export interface ConfigContext {
+  /** The modules available with this data_dir (its plugins directory counts). */
+  readonly modules: (dataDir: string) => ModuleLookup;
+  /** Request handlers the kernel provides itself (service_oauth…). */
+  readonly kernelHandlers: readonly string[];
+}
+
+export type Config = Readonly<
+  Omit<TopLevelOptions, 'acl' | 'access_rules' | 'api_permissions' | 'listen' | 'modules'> & {
+    /** Absolute path of the file this was read from. */
+    file: string;
+    /** data_dir resolved against the file's directory. */
+    dataDir: string;
+    listen: readonly ListenerConfig[];
+    /** Enabled modules with validated options, in configuration order, including implied request handlers. */
+    modules: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+    /** Modules enabled only because a listener routes to them. */
+    impliedModules: readonly string[];
+    access: AccessControl;
+    sql: SqlSettings;
+    /** The parsed file, for dump_config. */
+    raw: Readonly<Record<string, unknown>>;
+  }
+>;
+
+export async function loadConfigFile(file: string, context: ConfigContext): Promise<Config> {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(path, [{ path: [], message: `cannot read the configuration file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }]);
+  }
+  return parseConfig(text, path, context);
+}
+
+export async function parseConfig(text: string, file: string, context: ConfigContext): Promise<Config> {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length) {
+    throw new ConfigError(
+      file,
+      doc.errors.map((e) => {
+        const pos = lineCounter.linePos(e.pos[0]);
+        return { path: [], message: `YAML syntax: ${e.message.split('\n')[0]}`, line: pos.line, column: pos.col };
+      }),
+    );
+  }
+  let raw: unknown;
+  try {
+    // A small alias budget defeats "billion laughs" documents.
+    raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (err) {
+    throw new ConfigError(file, [{ path: [], message: (err as Error).message }]);
+  }
+  const locate = (issues: readonly OptionIssue[]) => issues.map((i) => locateIssue(doc, lineCounter, i));
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigError(file, [{ path: [], message: 'expected a map of options at the top level' }]);
+  }
+  const issues: OptionIssue[] = [];
+  let top: TopLevelOptions | undefined;
+  try {
+    top = validateOptions(TOP_LEVEL_SCHEMA, raw, []) as TopLevelOptions;
+  } catch (err) {
+    if (!(err instanceof OptionIssues)) throw err;
+    issues.push(...err.issues);
+  }
+  // Modules are checked even when top-level options are wrong, so one run reports every problem.
+  const rawTop = raw as Record<string, unknown>;
+  const dataDir = resolve(dirname(file), top?.data_dir ?? (typeof rawTop.data_dir === 'string' ? rawTop.data_dir : 'data'));
+  const modules = await validateModules(
+    top?.modules ?? (isPlainObject(rawTop.modules) ? rawTop.modules : {}),
+    top?.listen ?? [],
+    context.modules(dataDir),
+    context.kernelHandlers,
+    issues,
+  );
+  if (!top) throw new ConfigError(file, locate(issues));
+  checkListeners(top, context, modules, issues);
+  checkHosts(top, issues);
+  let access: AccessControl | undefined;
+  try {
+    access = new AccessControl({
+      hosts: top.hosts,
+      acl: (top.acl as AclDefinitions | undefined) ?? new Map(),
+      accessRules: (top.access_rules as AccessRuleDefinitions | undefined) ?? new Map(),
+      apiPermissions: top.api_permissions as ApiPermissionGroup[] | undefined,
+    });
+  } catch (err) {
+    if (err instanceof OptionIssues) issues.push(...err.issues);
+    else throw err;
+  }
+  if (top.oauth_access !== 'all' && top.oauth_access !== 'none' && access && !access.hasRule(top.oauth_access)) {
+    issues.push({ path: ['oauth_access'], message: `access rule '${top.oauth_access}' is not defined in access_rules` });
+  }
+  if (issues.length || !access) throw new ConfigError(file, locate(issues));
+
+  const { acl: _acl, access_rules: _rules, api_permissions: _perms, listen, modules: _mods, ...rest } = top;
+  return {
+    ...rest,
+    file,
+    dataDir,
+    listen: listen as ListenerConfig[],
+    modules: modules.enabled,
+    impliedModules: modules.implied,
+    access,
+    sql: {
+      type: top.sql_type,
+      server: top.sql_server,
+      port: top.sql_port,
+      database: top.sql_database ?? (top.sql_type === 'sqlite' ? 'service.db' : 'service'),
+      username: top.sql_username,
+      password: top.sql_password,
+      poolSize: top.sql_pool_size,
+    },
+    raw: raw as Record<string, unknown>,
+  };
+}
+
+async function validateModules(
+  configured: Readonly<Record<string, unknown>>,
+  listeners: readonly ListenerConfig[],
+  lookup: ModuleLookup,
+  kernelHandlers: readonly string[],
+  issues: OptionIssue[],
+) {
+  const available = await lookup.available();
+  const enabled = new Map<string, Record<string, unknown>>();
+  const implied: string[] = [];
+  const check = async (name: string, options: unknown, path: OptionPath) => {
+    if (!available.includes(name)) {
+      issues.push({ path, message: `unknown module${didYouMean(name, available)}; available: ${available.join(', ') || 'none'}`, atKey: true });
+      return;
+    }
+    let definition: ModuleDefinition;
+    try {
+      definition = await lookup.definition(name);
+    } catch (err) {
+      issues.push({ path, message: (err as Error).message, atKey: true });
+      return;
+    }
+    try {
+      enabled.set(name, validateOptions(definition.options ?? {}, options ?? {}, path));
+    } catch (err) {
+      if (err instanceof OptionIssues) issues.push(...err.issues);
+      else throw err;
+    }
+  };
+  for (const [name, options] of Object.entries(configured)) await check(name, options, ['modules', name]);
+  // A listener that routes to a module's request handler implies the module, as in ejabberd.
+  for (const [i, listener] of listeners.entries()) {
+    if (listener.module !== 'service_http') continue;
+    for (const [prefix, handler] of Object.entries(listener.request_handlers)) {
+      if (kernelHandlers.includes(handler) || enabled.has(handler) || configured[handler] !== undefined) continue;
+      if (available.includes(handler)) {
+        await check(handler, {}, ['listen', i, 'request_handlers', prefix]);
+        implied.push(handler);
+      }
+    }
+  }
+  return { enabled, implied };
+}
+
+function checkListeners(top: TopLevelOptions, context: ConfigContext, modules: { enabled: Map<string, unknown> }, issues: OptionIssue[]): void {
+  const seen = new Map<string, number>();
+  const handlers = [...context.kernelHandlers, ...modules.enabled.keys()];
+  top.listen.forEach((listener, i) => {
+    if (listener.port !== 0) {
+      const key = `${listener.ip}:${listener.port}`;
+      if (seen.has(key)) issues.push({ path: ['listen', i, 'port'], message: `port ${listener.port} on ${listener.ip} is already used by listen[${seen.get(key)}]` });
+      seen.set(key, i);
+    }
+    if (listener.module !== 'service_http') return;
+    for (const [prefix, handler] of Object.entries(listener.request_handlers)) {
+      if (!handlers.includes(handler)) {
+        issues.push({
+          path: ['listen', i, 'request_handlers', prefix],
+          message: `unknown request handler '${handler}'${didYouMean(handler.replace(/^ejabberd_/, 'service_'), handlers)}; available: ${handlers.join(', ')}`,
+        });
+      }
+    }
+  });
+}
+
+function checkHosts(top: TopLevelOptions, issues: OptionIssue[]): void {
+  const seen = new Set<string>();
+  top.hosts.forEach((host, i) => {
+    const lower = host.toLowerCase();
+    if (seen.has(lower)) issues.push({ path: ['hosts', i], message: `'${host}' is listed twice` });
+    seen.add(lower);
+  });
+}
+
+/** Finds where an issue's path is in the file, for `file:line:column` messages. */
+function locateIssue(doc: Document, lines: LineCounter, issue: OptionIssue): LocatedIssue {
+  let node: unknown = doc.contents;
+  let offset: number | undefined = (node as Node | null)?.range?.[0];
+  for (const [i, part] of issue.path.entries()) {
+    const last = i === issue.path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) === String(part) : false));
+      if (!pair) break;
+      const keyOffset = (pair.key as Node).range?.[0];
+      if (last && issue.atKey) {
+        offset = keyOffset;
+        break;
+      }
+      node = pair.value;
+      offset = (node as Node | null)?.range?.[0] ?? keyOffset;
+    } else if (isSeq(node) && typeof part === 'number') {
+      node = node.items[part];
+      offset = (node as Node | undefined)?.range?.[0] ?? offset;
+    } else break;
+  }
+  if (offset === undefined) return issue;
+  const pos = lines.linePos(offset);
+  return { ...issue, line: pos.line, column: pos.col };
+}
+

@@ -1,0 +1,348 @@
+/**
+ * Typed option declarations, shared by the top-level configuration and by every module's options.
+ *
+ * A spec is plain data (so a plugin needs no runtime import of the kernel to declare its options, and
+ * documentation can be generated from it). `InferOption` turns a spec into the TypeScript type of the
+ * validated value, defaults applied.
+ */
+
+export type OptionSpec =
+  | StringOption
+  | IntegerOption
+  | BooleanOption
+  | EnumOption
+  | ListOption
+  | MapOption
+  | ObjectOption
+  | CustomOption<unknown>
+  | AnyOption;
+
+interface BaseOption {
+  /** One or two sentences for the generated documentation. */
+  doc: string;
+  /** When true, a missing value is an error (and `default` is ignored). */
+  required?: boolean;
+}
+
+export interface StringOption extends BaseOption {
+  type: 'string';
+  default?: string;
+  /** A value must match; `patternDoc` says in words what is expected. */
+  pattern?: RegExp;
+  patternDoc?: string;
+  nonEmpty?: boolean;
+}
+
+export interface IntegerOption extends BaseOption {
+  type: 'integer';
+  default?: number;
+  min?: number;
+  max?: number;
+  /** Accept the word `infinity` (ejabberd's spelling of "no limit"), validated as `Infinity`. */
+  infinity?: boolean;
+}
+
+export interface BooleanOption extends BaseOption {
+  type: 'boolean';
+  default?: boolean;
+}
+
+export interface EnumOption<V extends string = string> extends BaseOption {
+  type: 'enum';
+  values: readonly V[];
+  default?: V;
+}
+
+export interface ListOption extends BaseOption {
+  type: 'list';
+  of: OptionSpec;
+  default?: readonly unknown[];
+  /** Accept a single value where a list is expected (ejabberd's "list or single"). */
+  single?: boolean;
+  nonEmpty?: boolean;
+}
+
+/** A map with operator-chosen keys (acl names, module names, paths). */
+export interface MapOption extends BaseOption {
+  type: 'map';
+  values: OptionSpec;
+  default?: Record<string, unknown>;
+  /** Describes and checks the keys. */
+  keyPattern?: RegExp;
+  keyDoc?: string;
+}
+
+/** An object with a closed set of fields: an unknown field is an error with a did-you-mean. */
+export interface ObjectOption extends BaseOption {
+  type: 'object';
+  fields: Readonly<Record<string, OptionSpec>>;
+  default?: Record<string, unknown>;
+}
+
+/** A value parsed by code: ACL specs, access rules, listeners. `parse` throws `OptionIssues`. */
+export interface CustomOption<T> extends BaseOption {
+  type: 'custom';
+  /** What is expected, in words, for error messages and docs ("an IP address with an optional /mask"). */
+  expected: string;
+  parse(value: unknown, path: OptionPath): T;
+  default?: unknown;
+}
+
+export interface AnyOption extends BaseOption {
+  type: 'any';
+  default?: unknown;
+}
+
+export type OptionsSchema = Readonly<Record<string, OptionSpec>>;
+
+// ---------------------------------------------------------------------------------------------
+// Type inference
+
+type Defaulted<S, T> = S extends { required: true } ? T : S extends { default: unknown } ? T : T | undefined;
+
+export type InferValue<S> = S extends { type: 'string' }
+  ? string
+  : S extends { type: 'integer' }
+    ? number
+    : S extends { type: 'boolean' }
+      ? boolean
+      : S extends { type: 'enum'; values: readonly (infer V)[] }
+        ? V
+        : S extends { type: 'list'; of: infer O }
+          ? InferValue<O>[]
+          : S extends { type: 'map'; values: infer O }
+            ? Record<string, InferValue<O>>
+            : S extends { type: 'object'; fields: infer F }
+              ? InferOptions<F>
+              : S extends { type: 'custom'; parse(value: unknown, path: OptionPath): infer T }
+                ? T
+                : unknown;
+
+export type InferOption<S> = Defaulted<S, InferValue<S>>;
+
+export type InferOptions<F> = { -readonly [K in keyof F]: InferOption<F[K]> };
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+export type OptionPath = readonly (string | number)[];
+
+export interface OptionIssue {
+  path: OptionPath;
+  message: string;
+  /** Points at the key rather than the value (unknown options). */
+  atKey?: boolean;
+}
+
+/** Thrown by validators and custom parsers; carries every problem found, not just the first. */
+export class OptionIssues extends Error {
+  constructor(readonly issues: OptionIssue[]) {
+    super(issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('\n'));
+    this.name = 'OptionIssues';
+  }
+
+  static one(path: OptionPath, message: string, atKey = false): OptionIssues {
+    return new OptionIssues([{ path, message, atKey }]);
+  }
+}
+
+export function formatPath(path: OptionPath): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(part)) out += out ? `.${part}` : part;
+    else out += `${out ? '.' : ''}${JSON.stringify(part)}`;
+  }
+  return out || '(top level)';
+}
+
+/** A short, readable rendering of a bad value for error messages. */
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a map';
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** What a spec expects, in words. */
+export function expectedOf(spec: OptionSpec): string {
+  switch (spec.type) {
+    case 'string':
+      return spec.patternDoc ?? (spec.nonEmpty ? 'a non-empty string' : 'a string');
+    case 'integer': {
+      const range =
+        spec.min !== undefined && spec.max !== undefined
+          ? ` between ${spec.min} and ${spec.max}`
+          : spec.min !== undefined
+            ? ` of at least ${spec.min}`
+            : spec.max !== undefined
+              ? ` of at most ${spec.max}`
+              : '';
+      return `an integer${range}${spec.infinity ? " or 'infinity'" : ''}`;
+    }
+    case 'boolean':
+      return 'true or false';
+    case 'enum':
+      return `one of ${spec.values.map((v) => `'${v}'`).join(', ')}`;
+    case 'list':
+      return `a list of ${expectedOf(spec.of).replace(/^an? /, '')}s${spec.single ? ' (or a single one)' : ''}`;
+    case 'map':
+      return 'a map';
+    case 'object':
+      return 'a map of options';
+    case 'custom':
+      return spec.expected;
+    case 'any':
+      return 'a value';
+  }
+}
+
+/**
+ * Validates `value` against `spec` at `path`, applying defaults. Collects every issue found and throws
+ * them together as `OptionIssues`.
+ */
+export function validateOption(spec: OptionSpec, value: unknown, path: OptionPath): unknown {
+  const issues: OptionIssue[] = [];
+  const result = check(spec, value, path, issues);
+  if (issues.length) throw new OptionIssues(issues);
+  return result;
+}
+
+/** Validates an options map (a module's options, or the top level) against a schema. */
+export function validateOptions(schema: OptionsSchema, value: unknown, path: OptionPath): Record<string, unknown> {
+  return validateOption({ type: 'object', fields: schema, doc: '' }, value ?? {}, path) as Record<string, unknown>;
+}
+
+function check(spec: OptionSpec, value: unknown, path: OptionPath, issues: OptionIssue[]): unknown {
+  if (value === undefined || value === null) {
+    if (spec.required) {
+      issues.push({ path, message: `is required: expected ${expectedOf(spec)}` });
+      return undefined;
+    }
+    return cloneDefault(spec.default);
+  }
+  const bad = () => {
+    issues.push({ path, message: `expected ${expectedOf(spec)}, got ${describeValue(value)}` });
+    return undefined;
+  };
+  switch (spec.type) {
+    case 'string': {
+      if (typeof value !== 'string' && typeof value !== 'number') return bad();
+      const text = String(value);
+      if (spec.nonEmpty && text === '') return bad();
+      if (spec.pattern && !spec.pattern.test(text)) return bad();
+      return text;
+    }
+    case 'integer': {
+      if (spec.infinity && value === 'infinity') return Infinity;
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) return bad();
+      if ((spec.min !== undefined && value < spec.min) || (spec.max !== undefined && value > spec.max)) return bad();
+      return value;
+    }
+    case 'boolean':
+      return typeof value === 'boolean' ? value : bad();
+    case 'enum': {
+      const text = typeof value === 'string' ? value : undefined;
+      if (text !== undefined && spec.values.includes(text)) return text;
+      const hint = text !== undefined ? didYouMean(text, spec.values) : '';
+      issues.push({ path, message: `expected ${expectedOf(spec)}, got ${describeValue(value)}${hint}` });
+      return undefined;
+    }
+    case 'list': {
+      const items = Array.isArray(value) ? value : spec.single ? [value] : undefined;
+      if (!items) return bad();
+      if (spec.nonEmpty && items.length === 0) {
+        issues.push({ path, message: `must not be empty: expected ${expectedOf(spec)}` });
+        return undefined;
+      }
+      return items.map((item, i) => check(spec.of, item, Array.isArray(value) ? [...path, i] : path, issues));
+    }
+    case 'map': {
+      if (!isPlainObject(value)) return bad();
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) {
+        if (spec.keyPattern && !spec.keyPattern.test(key)) {
+          issues.push({ path: [...path, key], message: `invalid name: expected ${spec.keyDoc ?? 'a valid name'}`, atKey: true });
+          continue;
+        }
+        out[key] = check(spec.values, item, [...path, key], issues);
+      }
+      return out;
+    }
+    case 'object': {
+      if (!isPlainObject(value)) return bad();
+      const out: Record<string, unknown> = {};
+      const known = Object.keys(spec.fields);
+      for (const key of Object.keys(value)) {
+        if (!Object.hasOwn(spec.fields, key)) {
+          issues.push({ path: [...path, key], message: `unknown option${didYouMean(key, known)}`, atKey: true });
+        }
+      }
+      for (const [key, fieldSpec] of Object.entries(spec.fields)) {
+        const checked = check(fieldSpec, value[key], [...path, key], issues);
+        if (checked !== undefined) out[key] = checked;
+      }
+      return out;
+    }
+    case 'custom':
+      try {
+        return spec.parse(value, path);
+      } catch (err) {
+        if (err instanceof OptionIssues) issues.push(...err.issues);
+        else issues.push({ path, message: `expected ${spec.expected}: ${(err as Error).message}` });
+        return undefined;
+      }
+    case 'any':
+      return value;
+  }
+}
+
+function cloneDefault(value: unknown): unknown {
+  return value !== null && typeof value === 'object' ? structuredClone(value) : value;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Did you mean
+
+/** Damerau-free Levenshtein distance; inputs are short option names. */
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = prev[j]!;
+      prev[j] = Math.min(above + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = above;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** The closest candidates to `word`, best first; empty when nothing is close enough. */
+export function closest(word: string, candidates: Iterable<string>, max = 3): string[] {
+  const limit = Math.max(2, Math.floor(word.length / 3));
+  const lower = word.toLowerCase();
+  return [...new Set(candidates)]
+    .map((c) => ({ c, d: editDistance(lower, c.toLowerCase()) - (c.startsWith(lower) || lower.startsWith(c) ? 1 : 0) }))
+    .filter(({ d }) => d <= limit)
+    .sort((x, y) => x.d - y.d || x.c.localeCompare(y.c))
+    .slice(0, max)
+    .map(({ c }) => c);
+}
+
+/** ": did you mean 'x'?" or "", naming only the closest candidates (two when equally close). */
+export function didYouMean(word: string, candidates: Iterable<string>): string {
+  const list = [...candidates];
+  const best = closest(word, list, 2);
+  if (!best.length) return '';
+  const distance = (c: string) => editDistance(word.toLowerCase(), c.toLowerCase());
+  const top = best.filter((c) => distance(c) === distance(best[0]!));
+  return `: did you mean ${top.map((c) => `'${c}'`).join(' or ')}?`;
+}

@@ -1,0 +1,91 @@
+/**
+ * The top-level options, with ejabberd.yml's names and shapes. Each option is declared once here with its
+ * type, default and documentation; validation and docs/configuration.md are derived from it.
+ */
+import { parseAclSection } from '../access/acl.js';
+import { parseAccessRulesSection } from '../access/access-rules.js';
+import { parseApiPermissionsSection } from '../access/api-permissions.js';
+import { LOG_LEVELS } from '../log/logger.js';
+import { listenerSpec } from './listeners.js';
+import type { InferOptions, OptionsSchema } from './option-spec.js';
+
+const DOMAIN = /^(?=.{1,253}$)([\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?)(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?)*$/u;
+
+export const TOP_LEVEL_SCHEMA = {
+  hosts: {
+    type: 'list',
+    of: { type: 'string', pattern: DOMAIN, patternDoc: 'a domain name like example.org', doc: '' },
+    nonEmpty: true,
+    required: true,
+    doc: 'The virtual hosts (XMPP domains) this server serves.',
+  },
+  loglevel: { type: 'enum', values: LOG_LEVELS, default: 'info', doc: 'Log verbosity: none, emergency, alert, critical, error, warning, notice, info or debug.' },
+  data_dir: {
+    type: 'string',
+    default: 'data',
+    nonEmpty: true,
+    doc: 'Directory for everything the server writes: the embedded database, the control socket, generated certificates, installed plugins. A relative path is relative to the configuration file.',
+  },
+  node_name: {
+    type: 'string',
+    default: 'service@localhost',
+    pattern: /^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+$/,
+    patternDoc: 'a node name like service@localhost',
+    doc: 'The identity of this node, as reported by status and stored with node-bound data.',
+  },
+  listen: { type: 'list', of: listenerSpec, default: [], doc: 'Listeners: port, ip, module (service_c2s, service_http, service_xmlrpc) and the module\'s options.' },
+  default_db: { type: 'enum', values: ['sql', 'mnesia'], default: 'sql', doc: "Where data lives by default: 'sql' (the database configured by the sql_* options) or 'mnesia' (the embedded store under data_dir)." },
+  sql_type: { type: 'enum', values: ['sqlite', 'mysql', 'pgsql'], default: 'sqlite', doc: 'The SQL database: sqlite (embedded, the default), mysql (also MariaDB) or pgsql.' },
+  sql_server: { type: 'string', default: 'localhost', doc: 'Host name or address of the SQL server (mysql, pgsql).' },
+  sql_port: { type: 'integer', min: 1, max: 65535, doc: 'Port of the SQL server; defaults to 3306 for mysql and 5432 for pgsql.' },
+  sql_database: { type: 'string', nonEmpty: true, doc: "Database name; for sqlite a file path relative to data_dir (default 'service.db'). Defaults to 'service' otherwise." },
+  sql_username: { type: 'string', default: 'service', doc: 'User name for the SQL server.' },
+  sql_password: { type: 'string', default: '', doc: 'Password for the SQL server. Never logged nor written by dump_config.' },
+  sql_pool_size: { type: 'integer', min: 1, max: 1000, default: 10, doc: 'Connections to the SQL server (sqlite always uses one).' },
+  auth_method: {
+    type: 'list',
+    of: { type: 'enum', values: ['sql', 'internal', 'mnesia'], doc: '' },
+    single: true,
+    default: ['sql'],
+    doc: "Where accounts are stored: 'sql' (the configured database) or 'internal' (the embedded store; 'mnesia' is accepted as a synonym).",
+  },
+  auth_password_format: { type: 'enum', values: ['plain', 'scram'], default: 'scram', doc: 'How passwords are stored: scram (salted SHA-1, SHA-256 and SHA-512 keys; the password itself is not kept) or plain.' },
+  auth_use_cache: { type: 'boolean', default: true, doc: 'Cache verified credentials, so that HTTP Basic authentication does not derive keys on every request.' },
+  auth_cache_size: { type: 'integer', min: 1, default: 10000, doc: 'Verified credentials kept in the cache.' },
+  auth_cache_life_time: { type: 'integer', min: 1, default: 600, doc: 'Seconds a verified credential stays cached. A password change or an account removal invalidates it at once.' },
+  acl: { type: 'custom', expected: 'a map of ACL names to rules', parse: parseAclSection, doc: 'Named access control lists: user, server, ip, user_regexp… rules.' },
+  access_rules: { type: 'custom', expected: 'a map of rule names to allow/deny entries', parse: parseAccessRulesSection, doc: 'Named access rules: ordered allow/deny entries over ACLs.' },
+  api_permissions: {
+    type: 'custom',
+    expected: 'a map of group names to {from, who, what}',
+    parse: parseApiPermissionsSection,
+    doc: 'Who may run which commands from which frontend. Without it, the admin ACL may run every command but start and stop.',
+  },
+  modules: {
+    type: 'map',
+    values: { type: 'any', doc: '' },
+    keyPattern: /^[a-z][a-z0-9_]*$/,
+    keyDoc: 'a module name like mod_http_api',
+    default: {},
+    doc: 'Enabled modules, each with its options ({} for the defaults).',
+  },
+  disable_sasl_mechanisms: {
+    type: 'list',
+    of: { type: 'string', nonEmpty: true, doc: '' },
+    single: true,
+    default: [],
+    doc: 'SASL mechanisms not offered to clients, e.g. X-OAUTH2.',
+  },
+  certfiles: { type: 'list', of: { type: 'string', nonEmpty: true, doc: '' }, single: true, default: [], doc: 'PEM files with certificates and keys. When empty, a self-signed certificate is generated under data_dir.' },
+  oauth_access: { type: 'string', default: 'none', doc: "Access rule that says who may obtain OAuth tokens; 'all' allows every account." },
+  oauth_expire: { type: 'integer', min: 1, default: 3600, doc: 'Token lifetime in seconds, and the cap on a requested ttl.' },
+  oauth_use_cache: { type: 'boolean', default: true, doc: 'Cache token look-ups. A revocation still takes effect at once.' },
+  oauth_cache_size: { type: 'integer', min: 1, default: 1000, doc: 'Tokens kept in the look-up cache.' },
+  oauth_cache_life_time: { type: 'integer', min: 1, default: 3600, doc: 'Seconds a token look-up stays cached.' },
+  oauth_cache_missed: { type: 'boolean', default: true, doc: 'Also cache look-ups of tokens that do not exist.' },
+  oauth_cache_rest_failure_life_time: { type: 'integer', min: 1, infinity: true, default: Infinity, doc: 'Seconds a failed look-up of a remote token store stays cached.' },
+  oauth_client_id_check: { type: 'enum', values: ['allow', 'db', 'deny'], default: 'db', doc: "How the token endpoint checks client_id: 'db' requires a registered client, 'allow' accepts any, 'deny' refuses all." },
+  oauth_db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where tokens and clients are stored; defaults to default_db." },
+} as const satisfies OptionsSchema;
+
+export type TopLevelOptions = InferOptions<typeof TOP_LEVEL_SCHEMA>;

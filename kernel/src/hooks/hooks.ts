@@ -1,0 +1,79 @@
+/**
+ * Named hooks with priorities, after ejabberd's and Prosody's: the kernel runs a hook at a point of
+ * interest ("an account was removed") and every module that joined it reacts. Lower priority numbers run
+ * first. A handler may return `HOOK_STOP` to end the run.
+ *
+ * Hook names and their argument types are declared by augmenting `HookMap`:
+ *
+ *   declare module '@service/kernel' { interface HookMap { my_event: [jid: string] } }
+ */
+
+export interface HookMap {
+  /** An account was created. */
+  register_user: [user: string, host: string];
+  /**
+   * An account is being removed: every module deletes what it stores for it. Runs after the
+   * authentication record is gone, so the account can no longer log in while its data is cleared.
+   */
+  remove_user: [user: string, host: string];
+  /** The `clear_cache` command: drop every cache. */
+  clear_cache: [];
+  /** The configuration was reloaded and applied. */
+  config_reloaded: [];
+}
+
+export type HookName = keyof HookMap;
+export const HOOK_STOP = Symbol('hook.stop');
+export type HookResult = void | typeof HOOK_STOP;
+export type HookHandler<N extends HookName> = (...args: HookMap[N]) => HookResult | Promise<HookResult>;
+
+/** A module's hook handler; a union over hook names, so `handler` is typed by `hook`. */
+export type HookRegistration = {
+  [N in HookName]: {
+    readonly hook: N;
+    readonly handler: HookHandler<N>;
+    /** Default 50; lower runs first. */
+    readonly priority?: number;
+  };
+}[HookName];
+
+interface Entry {
+  handler: (...args: unknown[]) => HookResult | Promise<HookResult>;
+  priority: number;
+  owner: string;
+}
+
+export class HookBus {
+  readonly #hooks = new Map<string, Entry[]>();
+
+  add<N extends HookName>(hook: N, handler: HookHandler<N>, priority = 50, owner = 'kernel'): () => void {
+    const list = this.#hooks.get(hook) ?? [];
+    const entry: Entry = { handler: handler as Entry['handler'], priority, owner };
+    list.push(entry);
+    // Stable: equal priorities keep their registration order.
+    list.sort((a, b) => a.priority - b.priority);
+    this.#hooks.set(hook, list);
+    return () => {
+      const current = this.#hooks.get(hook);
+      if (current) this.#hooks.set(hook, current.filter((e) => e !== entry));
+    };
+  }
+
+  /** Removes every handler registered by `owner` (a module that stops). */
+  removeOwner(owner: string): void {
+    for (const [hook, list] of this.#hooks) this.#hooks.set(hook, list.filter((e) => e.owner !== owner));
+  }
+
+  /** Runs the handlers in priority order; a handler's failure propagates and ends the run. */
+  async run<N extends HookName>(hook: N, ...args: HookMap[N]): Promise<void> {
+    const list = this.#hooks.get(hook);
+    if (!list) return;
+    for (const entry of [...list]) {
+      if ((await entry.handler(...args)) === HOOK_STOP) return;
+    }
+  }
+
+  count(hook: HookName): number {
+    return this.#hooks.get(hook)?.length ?? 0;
+  }
+}

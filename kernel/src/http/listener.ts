@@ -1,0 +1,157 @@
+/**
+ * The `service_http` listener: a koa application that gives each request an id, routes it to the handler
+ * mounted at the longest matching request_handlers prefix, and turns anything a handler lets escape into
+ * a JSON error (a 500 only for genuine faults, logged with the request id).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import Koa from 'koa';
+import { asCommandError } from '../commands/errors.js';
+import type { HttpListenerConfig } from '../config/listeners.js';
+import { normalizeIp } from '../access/ip.js';
+import type { Logger } from '../log/logger.js';
+import type { HttpHandlerRegistry } from './handlers.js';
+import { sendError } from './respond.js';
+import type { HttpContext, HttpState } from './types.js';
+
+interface Mount {
+  readonly prefix: string;
+  readonly segments: readonly string[];
+  readonly handler: string;
+}
+
+/** Request ids: a per-process random prefix and a counter; unique, short, cheap. */
+const idPrefix = randomBytes(4).toString('hex');
+let idCounter = 0;
+export function nextRequestId(): string {
+  idCounter = (idCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `${idPrefix}-${idCounter.toString(36)}`;
+}
+
+function splitPath(path: string): string[] {
+  return path.split('/').filter(Boolean);
+}
+
+export function createHttpApp(config: HttpListenerConfig, handlers: HttpHandlerRegistry, logger: Logger): Koa<HttpState> {
+  const app = new Koa<HttpState>({ proxy: false });
+  // Longest prefix first, compared segment by segment, so /api does not capture /apix.
+  const mounts: Mount[] = Object.entries(config.request_handlers)
+    .map(([prefix, handler]) => ({ prefix, segments: splitPath(prefix), handler }))
+    .sort((a, b) => b.segments.length - a.segments.length);
+  const customHeaders = Object.entries(config.custom_headers);
+
+  app.use(async (ctx) => {
+    const requestId = nextRequestId();
+    ctx.set('X-Request-Id', requestId);
+    for (const [name, value] of customHeaders) ctx.set(name, value);
+    const rawSegments = splitPath(ctx.path);
+    const mount = mounts.find((m) => m.segments.every((s, i) => rawSegments[i] === s));
+    const state = ctx.state as { -readonly [K in keyof HttpState]: HttpState[K] };
+    state.requestId = requestId;
+    state.ip = normalizeIp(ctx.req.socket.remoteAddress ?? '');
+    state.listener = config;
+    const http = ctx as HttpContext;
+    if (!mount) {
+      sendError(http, 'not_found', `nothing is served at ${ctx.path}`);
+      return;
+    }
+    let segments: string[];
+    try {
+      segments = rawSegments.slice(mount.segments.length).map((s) => decodeURIComponent(s));
+    } catch {
+      sendError(http, 'bad_request', 'the URL path is not valid percent-encoded UTF-8');
+      return;
+    }
+    state.mount = mount.prefix;
+    state.segments = segments;
+    const handler = handlers.get(mount.handler);
+    if (!handler) {
+      sendError(http, 'unavailable', `the request handler ${mount.handler} for ${mount.prefix} is not running`);
+      return;
+    }
+    try {
+      await handler(http);
+    } catch (err) {
+      const known = asCommandError(err);
+      if (known && known.kind !== 'internal') {
+        sendError(http, known.kind, known.message);
+        return;
+      }
+      logger.error({ err, requestId, path: ctx.path }, 'internal error in request handler %s', mount.handler);
+      sendError(http, 'internal', `internal error (request id ${requestId})`);
+    }
+  });
+  // koa's own error event (socket errors, aborted requests): log quietly, never crash.
+  app.on('error', (err: Error) => logger.debug({ err }, 'http listener error'));
+  return app;
+}
+
+export interface RunningHttpListener {
+  readonly config: HttpListenerConfig;
+  readonly server: Server;
+  port(): number;
+  close(): Promise<void>;
+}
+
+/** Reads a PEM file holding the certificate chain and its private key. */
+function readPem(file: string): { cert: string; key: string } {
+  const pem = readFileSync(file, 'utf8');
+  const key = /-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----[\s\S]+?-----END (?:[A-Z]+ )?PRIVATE KEY-----/.exec(pem)?.[0];
+  if (!key) throw new Error(`${file} holds no private key`);
+  return { cert: pem, key };
+}
+
+export async function startHttpListener(
+  config: HttpListenerConfig,
+  handlers: HttpHandlerRegistry,
+  logger: Logger,
+  certfile: string | undefined,
+): Promise<RunningHttpListener> {
+  const app = createHttpApp(config, handlers, logger);
+  let server: Server;
+  if (config.tls) {
+    if (!certfile) throw new Error(`listener on port ${config.port}: tls is on but no certfile is configured`);
+    server = createHttpsServer(readPem(certfile), app.callback());
+  } else server = createHttpServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await listen(server, config.port, config.ip);
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  return {
+    config,
+    server,
+    port: () => (server.address() as import('node:net').AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Idle keep-alive connections would hold close() open; in-flight requests finish first.
+        server.closeIdleConnections();
+        setTimeout(() => {
+          for (const s of sockets) s.destroy();
+        }, 2000).unref();
+      }),
+  };
+}
+
+/** Listens on `ip`; '::' falls back to 0.0.0.0 on hosts without IPv6. */
+export function listen(server: import('node:net').Server, port: number, ip: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      if (ip === '::' && (err.code === 'EAFNOSUPPORT' || err.code === 'EADDRNOTAVAIL')) {
+        listen(server, port, '0.0.0.0').then(resolve, reject);
+        return;
+      }
+      reject(new Error(`cannot listen on ${ip}:${port}: ${err.code ?? err.message}`));
+    };
+    server.once('error', onError);
+    server.listen({ port, host: ip }, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}

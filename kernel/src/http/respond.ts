@@ -1,0 +1,19 @@
+/**
+ * The JSON error envelope of every HTTP error: {"status":"error","code":<int>,"message":"<text>"}, with
+ * the HTTP status and code taken from the error kind's entry in ERROR_KINDS.
+ */
+import { ERROR_KINDS, type ErrorKind } from '../commands/errors.js';
+import type { HttpContext } from './types.js';
+
+export function sendError(ctx: HttpContext, kind: ErrorKind, message: string): void {
+  const info = ERROR_KINDS[kind];
+  ctx.status = info.http;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify({ status: 'error', code: info.code, message });
+}
+
+export function sendJson(ctx: HttpContext, value: unknown, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(value);
+}

@@ -1,0 +1,98 @@
+/**
+ * The module contract. A module is a package under `modules/<name>/` (or an installed plugin) whose
+ * default export is a `ModuleDefinition`: metadata checked before it starts (Fastify-style), typed options
+ * with defaults and docs, its tables, its command declarations, and `start`, which returns what the module
+ * registers. Everything registered is removed when the module stops.
+ *
+ * A plugin needs no runtime import of the kernel: the definition is plain data plus functions, and
+ * `defineModule` only helps TypeScript infer the option and handler types.
+ */
+import type { AwilixContainer } from 'awilix';
+import type { Knex } from 'knex';
+import type { CommandDecl, HandlersFor } from '../commands/types.js';
+import type { InferOptions, OptionsSchema } from '../config/option-spec.js';
+import type { HookRegistration } from '../hooks/hooks.js';
+import type { HttpRequestHandler } from '../http/types.js';
+import type { Logger } from '../log/logger.js';
+import type { Migration } from '../storage/migrations.js';
+import type { KernelServices } from './services.js';
+
+type Awaitable<T> = T | Promise<T>;
+
+/** The options type of a schema; an unspecific schema (a plain Record) gives plain records. */
+export type OptionsOf<S extends OptionsSchema> = string extends keyof S ? Record<string, unknown> : InferOptions<S>;
+
+export interface ModuleDependency {
+  readonly module: string;
+  /** A soft dependency orders the start but may be absent. */
+  readonly optional?: boolean;
+}
+
+export interface ScopeDecl {
+  /** An OAuth scope this module adds beyond the one-per-command scopes. */
+  readonly name: string;
+  readonly desc: string;
+}
+
+export interface ModuleDefinition<S extends OptionsSchema = OptionsSchema, C extends readonly CommandDecl[] = readonly CommandDecl[]> {
+  readonly name: string;
+  /** The module's own version (semver). */
+  readonly version: string;
+  /** The kernel versions it supports, as a semver range (e.g. `^0.1.0`). */
+  readonly kernel: string;
+  /** One line, shown by modules_available. */
+  readonly summary: string;
+  /** Markdown for the generated docs. */
+  readonly doc?: string;
+  readonly depends?: readonly (string | ModuleDependency)[];
+  readonly options?: S;
+  /**
+   * Tables the module owns, declared statically so that `print_sql_schema` can show them without
+   * starting anything. Applied before `start`, in the store chosen by the module's `db_type` option when it
+   * has one, else `default_db`.
+   */
+  readonly migrations?: readonly Migration[];
+  /** Command declarations, static so that docs cover modules that are not enabled. */
+  readonly commands?: C;
+  start(ctx: ModuleContext<OptionsOf<S>>): Awaitable<ModuleInstance<C, OptionsOf<S>> | void>;
+}
+
+export interface ModuleInstance<C extends readonly CommandDecl[] = readonly CommandDecl[], O = Record<string, unknown>> {
+  /**
+   * One handler per declared command, no more, no less. A command declared in several versions may have
+   * one handler per version, keyed `name@vN`.
+   */
+  readonly handlers?: HandlersFor<C>;
+  readonly hooks?: readonly HookRegistration[];
+  /** Request handlers by name, for `request_handlers` in the listener configuration. */
+  readonly httpHandlers?: Readonly<Record<string, HttpRequestHandler>>;
+  readonly scopes?: readonly ScopeDecl[];
+  /** What dependents receive from `ctx.depends(name)`. */
+  readonly api?: unknown;
+  stop?(): Awaitable<void>;
+  /** Applies new options in place; without it a change of options restarts the module. */
+  reload?(newOptions: O, oldOptions: O): Awaitable<void>;
+}
+
+export interface ModuleContext<O = Record<string, unknown>> {
+  readonly name: string;
+  /** Validated, defaults applied. */
+  readonly options: O;
+  /** The virtual hosts, as currently configured. */
+  readonly hosts: readonly string[];
+  readonly logger: Logger;
+  /** The module's database (see `migrations`). */
+  readonly db: Knex;
+  /** The module's own DI scope, disposed when it stops: register disposable services here. */
+  readonly scope: AwilixContainer;
+  readonly services: KernelServices;
+  /** The `api` of a module listed in `depends` (undefined for an absent optional one). */
+  depends<T = unknown>(module: string): T;
+}
+
+/** Identity at runtime; lets TypeScript infer option and handler types from the declaration. */
+export function defineModule<const S extends OptionsSchema, const C extends readonly CommandDecl[] = readonly []>(
+  definition: ModuleDefinition<S, C>,
+): ModuleDefinition<S, C> {
+  return definition;
+}

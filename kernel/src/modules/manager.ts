@@ -1,0 +1,216 @@
+/**
+ * Starts, stops and reloads modules so that the running set matches the configuration. Dependencies start
+ * first and stop last; each module runs in its own DI scope; everything a module registered (commands,
+ * hooks, request handlers, scopes) is removed when it stops, so stopping and starting it again is clean.
+ */
+import { asValue, type AwilixContainer } from 'awilix';
+import { isDeepStrictEqual } from 'node:util';
+import type { CommandDecl, CommandHandler } from '../commands/types.js';
+import type { Logger } from '../log/logger.js';
+import type { ModuleCatalog } from './catalog.js';
+import type { ModuleContext, ModuleDefinition, ModuleDependency, ModuleInstance } from './definition.js';
+import { ModuleError } from './errors.js';
+import type { KernelServices } from './services.js';
+
+interface Running {
+  readonly definition: ModuleDefinition;
+  options: Readonly<Record<string, unknown>>;
+  readonly instance: ModuleInstance;
+  readonly scope: AwilixContainer;
+}
+
+export type DesiredModules = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+
+function dependenciesOf(def: ModuleDefinition): ModuleDependency[] {
+  return (def.depends ?? []).map((d) => (typeof d === 'string' ? { module: d } : d));
+}
+
+export class ModuleManager {
+  readonly #running = new Map<string, Running>();
+  /** Start order of the running modules; stopping walks it backwards. */
+  #order: string[] = [];
+
+  constructor(
+    private readonly catalog: ModuleCatalog,
+    private readonly services: KernelServices,
+    private readonly container: AwilixContainer,
+    private readonly logger: Logger,
+  ) {}
+
+  running(): string[] {
+    return [...this.#order];
+  }
+
+  isRunning(name: string): boolean {
+    return this.#running.has(name);
+  }
+
+  definitionOf(name: string): ModuleDefinition | undefined {
+    return this.#running.get(name)?.definition;
+  }
+
+  /**
+   * Brings the running set to `desired`: stops modules no longer wanted, reloads or restarts those whose
+   * options changed (and the modules that depend on a restarted one), starts new ones. Every definition and
+   * dependency is checked before anything is stopped.
+   */
+  async apply(desired: DesiredModules): Promise<void> {
+    const definitions = new Map<string, ModuleDefinition>();
+    for (const name of desired.keys()) definitions.set(name, await this.catalog.definition(name));
+    const order = startOrder(definitions);
+
+    const restart = new Set<string>();
+    const reload: string[] = [];
+    for (const [name, running] of this.#running) {
+      if (!desired.has(name)) continue;
+      const changedCode = definitions.get(name) !== running.definition;
+      const changedOptions = !isDeepStrictEqual(desired.get(name), running.options);
+      if (changedCode || (changedOptions && !running.instance.reload)) restart.add(name);
+      else if (changedOptions) reload.push(name);
+    }
+    // A module that depends on one that stops or restarts holds its API: restart it too.
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const [name, running] of this.#running) {
+        if (restart.has(name) || !desired.has(name)) continue;
+        if (dependenciesOf(running.definition).some((d) => restart.has(d.module) || (this.#running.has(d.module) && !desired.has(d.module)))) {
+          restart.add(name);
+          grew = true;
+        }
+      }
+    }
+    for (const name of [...this.#order].reverse()) {
+      if (!desired.has(name) || restart.has(name)) await this.#stop(name);
+    }
+    for (const name of reload) {
+      const running = this.#running.get(name)!;
+      const next = desired.get(name)!;
+      await running.instance.reload!(next, running.options);
+      running.options = next;
+      this.logger.info({ module: name }, 'module %s reloaded with new options', name);
+    }
+    for (const name of order) {
+      if (!this.#running.has(name)) await this.#start(name, definitions.get(name)!, desired.get(name)!);
+    }
+  }
+
+  async stopAll(): Promise<void> {
+    for (const name of [...this.#order].reverse()) await this.#stop(name);
+  }
+
+  async #start(name: string, definition: ModuleDefinition, options: Readonly<Record<string, unknown>>): Promise<void> {
+    const { storage, commands, hooks, http, scopes } = this.services;
+    const logger = this.logger.child({ module: name });
+    const dbKind = (options.db_type as 'sql' | 'mnesia' | undefined) ?? this.services.config().default_db;
+    try {
+      await storage.migrate(name, definition.migrations ?? [], dbKind);
+    } catch (err) {
+      throw new ModuleError('MODULE_START_FAILED', name, `its tables could not be created: ${(err as Error).message}`, { cause: err });
+    }
+    const scope = this.container.createScope();
+    scope.register({ moduleName: asValue(name), moduleOptions: asValue(options), moduleLogger: asValue(logger) });
+    const deps = new Map(dependenciesOf(definition).map((d) => [d.module, d]));
+    const services = this.services;
+    const context: ModuleContext = {
+      name,
+      options,
+      get hosts() {
+        return services.config().hosts;
+      },
+      logger,
+      db: storage.db(dbKind),
+      scope,
+      services,
+      depends: <T>(module: string): T => {
+        if (!deps.has(module)) throw new Error(`module ${name} asked for ${module}, which it does not list in depends`);
+        return this.#running.get(module)?.instance.api as T;
+      },
+    };
+    let instance: ModuleInstance;
+    try {
+      instance = ((await definition.start(context)) ?? {}) as ModuleInstance;
+    } catch (err) {
+      await scope.dispose().catch(() => {});
+      throw new ModuleError('MODULE_START_FAILED', name, `start failed: ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      const declared = definition.commands ?? [];
+      const handlers = (instance.handlers ?? {}) as Record<string, CommandHandler<CommandDecl>>;
+      // One handler per command name, or one per version under `name@vN` when versions differ.
+      const handlerOf = (decl: CommandDecl) => handlers[`${decl.name}@v${decl.version ?? 0}`] ?? handlers[decl.name];
+      const missing = declared.filter((d) => typeof handlerOf(d) !== 'function').map((d) => `${d.name}${d.version ? `@v${d.version}` : ''}`);
+      const extra = Object.keys(handlers).filter((key) => !declared.some((d) => key === d.name || key === `${d.name}@v${d.version ?? 0}`));
+      if (missing.length || extra.length) {
+        throw new ModuleError(
+          'MODULE_HANDLERS_MISMATCH',
+          name,
+          [missing.length ? `no handler for declared command(s) ${missing.join(', ')}` : '', extra.length ? `handler(s) for undeclared command(s) ${extra.join(', ')}` : '']
+            .filter(Boolean)
+            .join('; '),
+        );
+      }
+      for (const decl of declared) commands.registry.register(decl, handlerOf(decl)!, name);
+      for (const h of instance.hooks ?? []) hooks.add(h.hook, h.handler as never, h.priority, name);
+      for (const [handlerName, handler] of Object.entries(instance.httpHandlers ?? {})) http.register(handlerName, handler, name);
+      for (const scopeDecl of instance.scopes ?? []) scopes.register(scopeDecl, name);
+    } catch (err) {
+      this.#unregister(name);
+      await Promise.resolve(instance.stop?.()).catch(() => {});
+      await scope.dispose().catch(() => {});
+      if (err instanceof ModuleError) throw err;
+      throw new ModuleError('MODULE_REGISTRATION_FAILED', name, (err as Error).message, { cause: err });
+    }
+    this.#running.set(name, { definition, options, instance, scope });
+    this.#order.push(name);
+    logger.info({ version: definition.version, commands: definition.commands?.length ?? 0 }, 'module %s %s started', name, definition.version);
+  }
+
+  async #stop(name: string): Promise<void> {
+    const running = this.#running.get(name);
+    if (!running) return;
+    this.#unregister(name);
+    this.#running.delete(name);
+    this.#order = this.#order.filter((n) => n !== name);
+    try {
+      await running.instance.stop?.();
+    } catch (err) {
+      this.logger.error({ err, module: name }, 'module %s failed to stop cleanly', name);
+    } finally {
+      await running.scope.dispose().catch((err: unknown) => this.logger.error({ err, module: name }, 'disposing the scope of %s failed', name));
+    }
+    this.logger.info({ module: name }, 'module %s stopped', name);
+  }
+
+  #unregister(name: string): void {
+    const { commands, hooks, http, scopes } = this.services;
+    commands.registry.unregisterModule(name);
+    hooks.removeOwner(name);
+    http.removeOwner(name);
+    scopes.removeOwner(name);
+  }
+}
+
+/** Dependencies first; a missing hard dependency or a cycle is an error naming the modules. */
+export function startOrder(definitions: ReadonlyMap<string, ModuleDefinition>): string[] {
+  const order: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (name: string, path: string[]) => {
+    if (state.get(name) === 'done') return;
+    if (state.get(name) === 'visiting') {
+      throw new ModuleError('MODULE_DEPENDENCY_CYCLE', name, `dependency cycle: ${[...path, name].join(' -> ')}`);
+    }
+    state.set(name, 'visiting');
+    for (const dep of dependenciesOf(definitions.get(name)!)) {
+      if (!definitions.has(dep.module)) {
+        if (dep.optional) continue;
+        throw new ModuleError('MODULE_DEPENDENCY_MISSING', name, `it depends on ${dep.module}, which is not enabled: add ${dep.module} to modules`);
+      }
+      visit(dep.module, [...path, name]);
+    }
+    state.set(name, 'done');
+    order.push(name);
+  };
+  for (const name of definitions.keys()) visit(name, []);
+  return order;
+}

@@ -1,0 +1,45 @@
+/**
+ * The kernel services a module may use (Backstage-style typed services). They are also registered in the
+ * root DI container under the same names, so a module's scope can resolve them.
+ */
+import type { AccessControl } from '../access/access-control.js';
+import type { AccountService } from '../accounts/accounts.js';
+import type { CommandBus } from '../commands/bus.js';
+import type { Config } from '../config/load.js';
+import type { HookBus } from '../hooks/hooks.js';
+import type { HttpAuthenticator } from '../http/authenticate.js';
+import type { HttpHandlerRegistry } from '../http/handlers.js';
+import type { Logger } from '../log/logger.js';
+import type { Storage } from '../storage/database.js';
+import type { ScopeRegistry } from './scopes.js';
+
+/** Stop, restart and reload the server from a command. */
+export interface ServerControl {
+  /** Graceful stop; the process exits 0 when run from servicectl. */
+  stop(): void;
+  /** Graceful restart: listeners, modules and storage are stopped and started again on a fresh config. */
+  restart(): void;
+  /** Immediate stop with exit status 1. */
+  halt(): void;
+  /** Re-reads the configuration file; throws a ConfigError (and changes nothing) when it is invalid. */
+  reloadConfig(): Promise<void>;
+  readonly status: 'starting' | 'started' | 'stopping' | 'stopped';
+  readonly startedAt: number;
+}
+
+export interface KernelServices {
+  /** The running configuration; it changes on reload_config, so read it when needed. */
+  config(): Config;
+  /** Compiled acl, access_rules and api_permissions of the running configuration. */
+  access(): AccessControl;
+  readonly logger: Logger;
+  readonly storage: Storage;
+  readonly accounts: AccountService;
+  readonly commands: CommandBus;
+  readonly hooks: HookBus;
+  readonly http: HttpHandlerRegistry;
+  /** Turns an Authorization header into a caller's account (and OAuth scopes). */
+  readonly httpAuth: HttpAuthenticator;
+  readonly scopes: ScopeRegistry;
+  readonly server: ServerControl;
+}

@@ -1,0 +1,290 @@
+/**
+ * The server: reads the configuration, opens storage, creates the kernel services, registers the kernel's
+ * commands, starts the modules and the listeners; and stops, restarts and reloads all of it.
+ */
+import { asValue, createContainer, type AwilixContainer } from 'awilix';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { AccountService } from './accounts/accounts.js';
+import { ACCOUNT_MIGRATIONS } from './accounts/migrations.js';
+import { CommandBus } from './commands/bus.js';
+import { CommandRegistry } from './commands/registry.js';
+import type { CommandDecl, CommandHandler } from './commands/types.js';
+import type { ListenerConfig } from './config/listeners.js';
+import { loadConfigFile, type Config, type ConfigContext } from './config/load.js';
+import { HookBus } from './hooks/hooks.js';
+import { HttpAuthenticator } from './http/authenticate.js';
+import { HttpHandlerRegistry } from './http/handlers.js';
+import { startHttpListener, type RunningHttpListener } from './http/listener.js';
+import { accountCommands, accountHandlers } from './kernel-commands/accounts.js';
+import { serverCommands, serverHandlers } from './kernel-commands/server.js';
+import { createLogger, setLogLevel, type Logger } from './log/logger.js';
+import { ModuleCatalog } from './modules/catalog.js';
+import { ModuleManager } from './modules/manager.js';
+import { ScopeRegistry } from './modules/scopes.js';
+import type { KernelServices, ServerControl } from './modules/services.js';
+import { Storage, type DbKind } from './storage/database.js';
+import { KERNEL_VERSION } from './version.js';
+
+/** Request handlers served by the kernel itself; modules add theirs by name. */
+export const KERNEL_HANDLERS: readonly string[] = [];
+
+/** The built-in modules live next to the kernel package in the repository. */
+export const BUILTIN_MODULES_DIR = fileURLToPath(new URL('../../modules/', import.meta.url));
+
+export interface ServerOptions {
+  readonly configFile: string;
+  /** Log to this logger instead of creating one (tests). */
+  readonly logger?: Logger;
+  /** Pretty logs (a terminal). */
+  readonly pretty?: boolean;
+  /** Called when a command stops or halts the server: exit the process with this status. */
+  readonly onExit?: (status: number) => void;
+}
+
+interface RunningListener {
+  readonly config: ListenerConfig;
+  readonly http?: RunningHttpListener;
+  close(): Promise<void>;
+  port(): number;
+}
+
+export class Server implements ServerControl {
+  #status: ServerControl['status'] = 'starting';
+  #startedAt = Date.now();
+  #config!: Config;
+  #logger!: Logger;
+  #storage!: Storage;
+  #catalog!: ModuleCatalog;
+  #modules!: ModuleManager;
+  #container!: AwilixContainer;
+  #listeners: RunningListener[] = [];
+  /** Ports chosen by the system for `port: 0`, kept across a restart. */
+  #boundPorts = new Map<number, number>();
+  readonly #hooks = new HookBus();
+  readonly #registry = new CommandRegistry();
+  readonly #http = new HttpHandlerRegistry();
+  readonly #scopes = new ScopeRegistry();
+  #services!: KernelServices;
+  #lifecycle: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly options: ServerOptions) {}
+
+  /** Starts a server; rejects (with everything it opened closed again) when anything fails. */
+  static async start(options: ServerOptions): Promise<Server> {
+    const server = new Server(options);
+    await server.#boot();
+    return server;
+  }
+
+  get status(): ServerControl['status'] {
+    return this.#status;
+  }
+
+  get startedAt(): number {
+    return this.#startedAt;
+  }
+
+  get config(): Config {
+    return this.#config;
+  }
+
+  get logger(): Logger {
+    return this.#logger;
+  }
+
+  get services(): KernelServices {
+    return this.#services;
+  }
+
+  /** The bound port of each listener, in configuration order. */
+  ports(): number[] {
+    return this.#listeners.map((l) => l.port());
+  }
+
+  /** The port of the first listener of a kind (tests and tools). */
+  portOf(module: ListenerConfig['module']): number | undefined {
+    return this.#listeners.find((l) => l.config.module === module)?.port();
+  }
+
+  stop(): void {
+    void this.shutdown().then(() => this.options.onExit?.(0));
+  }
+
+  restart(): void {
+    this.#serialize(async () => {
+      this.#logger.notice('restarting');
+      await this.#teardown();
+      await this.#boot();
+    }).catch((err: unknown) => {
+      this.#logger.fatal({ err }, 'restart failed: %s', (err as Error).message);
+      this.options.onExit?.(1);
+    });
+  }
+
+  halt(): void {
+    this.#logger.fatal('halt requested: stopping at once with status 1');
+    this.#logger.flush?.();
+    (this.options.onExit ?? ((status: number) => process.exit(status)))(1);
+  }
+
+  /** Graceful stop; safe to call more than once. */
+  shutdown(): Promise<void> {
+    return this.#serialize(() => this.#teardown());
+  }
+
+  reloadConfig(): Promise<void> {
+    return this.#serialize(() => this.#reload());
+  }
+
+  /** Lifecycle operations run one at a time. */
+  #serialize(op: () => Promise<void>): Promise<void> {
+    const next = this.#lifecycle.then(op, op);
+    this.#lifecycle = next.catch(() => {});
+    return next;
+  }
+
+  #configContext(): ConfigContext {
+    return { modules: (dataDir) => new ModuleCatalog(BUILTIN_MODULES_DIR, join(dataDir, 'plugins')), kernelHandlers: KERNEL_HANDLERS };
+  }
+
+  async #boot(): Promise<void> {
+    this.#status = 'starting';
+    this.#startedAt = Date.now();
+    const config = await loadConfigFile(this.options.configFile, this.#configContext());
+    this.#config = config;
+    this.#logger ??= this.options.logger ?? createLogger({ level: config.loglevel, pretty: this.options.pretty });
+    setLogLevel(this.#logger, config.loglevel);
+    try {
+      await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+      this.#storage = await Storage.open({ sql: config.sql, dataDir: config.dataDir, defaultDb: config.default_db }, this.#logger);
+      await this.#storage.migrate('kernel', ACCOUNT_MIGRATIONS, this.#authDb());
+      this.#catalog = new ModuleCatalog(BUILTIN_MODULES_DIR, join(config.dataDir, 'plugins'));
+      this.#createServices();
+      for (const module of config.impliedModules) {
+        this.#logger.info({ module }, 'module %s is enabled because a listener routes requests to it', module);
+      }
+      await this.#modules.apply(config.modules);
+      for (const listener of config.listen) this.#listeners.push(await this.#startListener(listener));
+    } catch (err) {
+      await this.#teardown().catch(() => {});
+      throw err;
+    }
+    this.#status = 'started';
+    this.#logger.notice(
+      { node: config.node_name, hosts: config.hosts, modules: this.#modules.running(), listeners: this.#listeners.map((l) => `${l.config.module}:${l.port()}`) },
+      'service %s started on %s',
+      KERNEL_VERSION,
+      config.node_name,
+    );
+  }
+
+  #authDb(): DbKind {
+    return this.#config.auth_method.includes('sql') ? 'sql' : 'mnesia';
+  }
+
+  #createServices(): void {
+    const accounts = new AccountService(
+      () => this.#storage.db(this.#authDb()),
+      this.#hooks,
+      () => ({
+        hosts: this.#config.hosts,
+        passwordFormat: this.#config.auth_password_format,
+        cache: { enabled: this.#config.auth_use_cache, size: this.#config.auth_cache_size, lifeTimeSeconds: this.#config.auth_cache_life_time },
+      }),
+      this.#logger,
+    );
+    const bus = new CommandBus(this.#registry, () => this.#config.access, this.#logger, (name) => this.#catalog.commandOwner(name));
+    const services: KernelServices = {
+      config: () => this.#config,
+      access: () => this.#config.access,
+      logger: this.#logger,
+      storage: this.#storage,
+      accounts,
+      commands: bus,
+      hooks: this.#hooks,
+      http: this.#http,
+      scopes: this.#scopes,
+      server: this,
+      httpAuth: new HttpAuthenticator(accounts),
+    };
+    this.#services = services;
+    this.#container = createContainer({ strict: true });
+    this.#container.register(Object.fromEntries(Object.entries(services).map(([k, v]) => [k, asValue(v)])));
+    this.#registerKernelCommands();
+    this.#modules = new ModuleManager(this.#catalog, services, this.#container, this.#logger);
+  }
+
+  #registerKernelCommands(): void {
+    this.#registry.unregisterModule('kernel');
+    const groups: Array<[readonly CommandDecl[], Record<string, CommandHandler<CommandDecl>>]> = [
+      [accountCommands, accountHandlers(this.#services) as never],
+      [serverCommands, serverHandlers(this.#services) as never],
+    ];
+    for (const [decls, handlers] of groups) for (const decl of decls) this.#registry.register(decl, handlers[decl.name]!, 'kernel');
+  }
+
+  async #startListener(config: ListenerConfig): Promise<RunningListener> {
+    const index = this.#config.listen.indexOf(config);
+    // After a restart, a `port: 0` listener keeps the port it had, so clients can reconnect.
+    const port = config.port === 0 ? (this.#boundPorts.get(index) ?? 0) : config.port;
+    const effective = { ...config, port } as ListenerConfig;
+    if (effective.module === 'service_http') {
+      const http = await startHttpListener(effective, this.#http, this.#logger, effective.certfile ?? this.#config.certfiles[0]);
+      if (config.port === 0) this.#boundPorts.set(index, http.port());
+      this.#logger.info({ port: http.port(), ip: effective.ip, handlers: effective.request_handlers }, 'listening for HTTP on %s port %d', effective.ip, http.port());
+      return { config, http, close: () => http.close(), port: () => http.port() };
+    }
+    this.#logger.warn({ module: effective.module, port: effective.port }, 'listener %s on port %d is configured, but this release does not serve it yet', effective.module, effective.port);
+    return { config, close: async () => {}, port: () => effective.port };
+  }
+
+  async #reload(): Promise<void> {
+    const next = await loadConfigFile(this.#config.file, this.#configContext());
+    const previous = this.#config;
+    for (const key of ['data_dir', 'sql_type', 'sql_server', 'sql_port', 'sql_database', 'sql_username', 'sql_password', 'default_db', 'auth_method'] as const) {
+      if (!isDeepStrictEqual(previous[key], next[key])) this.#logger.warn({ option: key }, 'option %s changed: it takes effect at the next restart', key);
+    }
+    // Storage-bound options keep their running values until a restart.
+    this.#config = { ...next, dataDir: previous.dataDir, sql: previous.sql, default_db: previous.default_db, auth_method: previous.auth_method };
+    setLogLevel(this.#logger, next.loglevel);
+    try {
+      await this.#modules.apply(next.modules);
+    } catch (err) {
+      this.#logger.error({ err }, 'applying the new module configuration failed; restoring the previous one');
+      this.#config = previous;
+      await this.#modules.apply(previous.modules).catch((e: unknown) => this.#logger.error({ err: e }, 'restoring the previous modules failed'));
+      throw err;
+    }
+    await this.#reloadListeners();
+    await this.#hooks.run('config_reloaded');
+    this.#logger.notice({ modules: this.#modules.running() }, 'configuration reloaded from %s', next.file);
+  }
+
+  /** Keeps the listeners whose configuration did not change; restarts the others. */
+  async #reloadListeners(): Promise<void> {
+    const unmatched = [...this.#listeners];
+    const next: Array<RunningListener | undefined> = [];
+    for (const listener of this.#config.listen) {
+      const i = unmatched.findIndex((r) => isDeepStrictEqual(r.config, listener));
+      next.push(i >= 0 ? { ...unmatched.splice(i, 1)[0]!, config: listener } : undefined);
+    }
+    for (const running of unmatched) await running.close();
+    for (const [i, listener] of this.#config.listen.entries()) next[i] ??= await this.#startListener(listener);
+    this.#listeners = next as RunningListener[];
+  }
+
+  async #teardown(): Promise<void> {
+    if (this.#status === 'stopped') return;
+    this.#status = 'stopping';
+    for (const listener of this.#listeners.splice(0)) await listener.close().catch((err: unknown) => this.#logger?.error({ err }, 'closing a listener failed'));
+    await this.#modules?.stopAll();
+    this.#registry.unregisterModule('kernel');
+    await this.#container?.dispose().catch(() => {});
+    await this.#storage?.close();
+    this.#status = 'stopped';
+    this.#logger?.notice('service stopped');
+  }
+}
