@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { ConfigError, Server } from '@service/kernel';
-import { baseConfig, memoryLogger, TestServer } from '../support/server.js';
+import { baseConfig, memoryLogger, TestServer, type RawConfig } from '../support/server.js';
 
 async function configError(text: string): Promise<ConfigError> {
   const dir = await mkdtemp(join(tmpdir(), 'service-config-'));
@@ -26,7 +26,7 @@ async function configError(text: string): Promise<ConfigError> {
   throw new Error('the configuration was accepted');
 }
 
-const valid = () => ({ ...baseConfig(), data_dir: '/tmp/never-used' });
+const valid = (): RawConfig => ({ ...baseConfig(), data_dir: '/tmp/never-used' });
 
 describe('configuration validation', () => {
   it('names an unknown option with its line and a did-you-mean', async () => {
@@ -65,7 +65,7 @@ describe('configuration validation', () => {
 
   it('requires hosts', async () => {
     const err = await configError('loglevel: info\n');
-    expect(err.message).to.match(/hosts: is required: expected a list of/);
+    expect(err.message).to.match(/hosts: is required: expected a list, each a domain name like example.org/);
   });
 
   it('checks ACL rules and references between acl, access_rules and api_permissions', async () => {

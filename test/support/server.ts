@@ -112,7 +112,7 @@ export class TestServer {
     if (options.authorization) headers.authorization = options.authorization;
     let body: string | undefined;
     if (method === 'GET') {
-      const query = new URLSearchParams(Object.entries(args).map(([k, v]) => [k, String(v)])).toString();
+      const query = new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, String(v)])).toString();
       if (query) path += `?${query}`;
     } else if (method !== 'OPTIONS') {
       body = options.raw ?? JSON.stringify(args);

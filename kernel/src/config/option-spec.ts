@@ -186,7 +186,7 @@ export function expectedOf(spec: OptionSpec): string {
     case 'enum':
       return `one of ${spec.values.map((v) => `'${v}'`).join(', ')}`;
     case 'list':
-      return `a list of ${expectedOf(spec.of).replace(/^an? /, '')}s${spec.single ? ' (or a single one)' : ''}`;
+      return `a list${spec.single ? ' (or a single value)' : ''}, each ${expectedOf(spec.of)}`;
     case 'map':
       return 'a map';
     case 'object':

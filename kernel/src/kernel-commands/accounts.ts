@@ -2,6 +2,7 @@
  * Account commands that are always present: register, unregister, registered_users, registered_vhosts,
  * convert_to_scram.
  */
+import { nameprep, nodeprep } from '../accounts/jid.js';
 import { badArgument } from '../commands/errors.js';
 import { defineCommand, type HandlersFor } from '../commands/types.js';
 import type { KernelServices } from '../modules/services.js';
@@ -71,11 +72,11 @@ export function accountHandlers(services: KernelServices): HandlersFor<typeof ac
   return {
     register: async ({ user, host, password }) => {
       await accounts.register(user, host, password);
-      return `User ${user.toLowerCase()}@${host.toLowerCase()} successfully registered`;
+      return `User ${nodeprep(user)}@${nameprep(host)} successfully registered`;
     },
     unregister: async ({ user, host }) => {
       await accounts.unregister(user, host);
-      return `User ${user.toLowerCase()}@${host.toLowerCase()} unregistered`;
+      return `User ${nodeprep(user)}@${nameprep(host)} unregistered`;
     },
     registered_users: async ({ host }) => accounts.listUsers(servedHost(host)),
     registered_vhosts: () => [...services.config().hosts].sort(),

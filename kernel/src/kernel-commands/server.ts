@@ -2,8 +2,8 @@
  * Server commands that are always present: status, stop, restart, halt, reload_config, dump_config, gc,
  * clear_cache.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ConfigError } from '../config/errors.js';
@@ -124,7 +124,7 @@ export function serverHandlers(services: KernelServices): HandlersFor<typeof ser
       if (!out) throw new CommandError('bad_argument', "argument 'out' must be a file path", 'out');
       const path = isAbsolute(out) ? out : resolve(services.config().dataDir, out);
       try {
-        await mkdir(dirname(path), { recursive: true });
+        // No recursive mkdir: the directory must exist (Node's recursive mkdir can spin forever on /proc).
         await writeFile(path, dumpConfig(services.config()), { mode: 0o600 });
       } catch (err) {
         throw failed(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
