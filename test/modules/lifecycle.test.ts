@@ -35,13 +35,15 @@ describe('modules', () => {
       expect((await t.api('fixture_greet', {}, { basic: ADMIN })).body).to.equal('hello');
     });
 
-    it('removes its commands when reload_config drops the module', async () => {
+    it('removes its commands when reload_config drops the module, and disposes its DI scope', async () => {
+      const disposals = (globalThis as { fixtureScopeDisposals?: number }).fixtureScopeDisposals ?? 0;
       await t.writeConfig(withModules({}));
       expect((await t.api('reload_config', {}, { basic: ADMIN })).body).to.equal(0);
       const res = await t.api('fixture_greet', {}, { basic: ADMIN });
       expect(res.status).to.equal(404);
       expect(res.body.message).to.match(/provided by module mod_fixture, which is not enabled/);
       expect(t.logged((l) => l.msg === 'module mod_fixture stopped')).to.have.length(1);
+      expect((globalThis as { fixtureScopeDisposals?: number }).fixtureScopeDisposals).to.equal(disposals + 1);
     });
 
     it('brings them back when the module is enabled again', async () => {

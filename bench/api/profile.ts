@@ -1,0 +1,172 @@
+/**
+ * CPU profile of the server under one load: by default POST /api/status at concurrency 16.
+ *
+ *   node --import tsx bench/api/profile.ts [--duration 10] [--warmup 3] [--connections 16]
+ *        [--command status] [--loglevel warning] [--interval 250] [--users 100000] [--tool wrk|autocannon]
+ *        [--top 15] [--keep]
+ *
+ * Starts the real server as `node --cpu-prof --cpu-prof-dir=DIR --cpu-prof-interval=µs
+ * cli/dist/servicectl.js --config FILE foreground`, seeds the accounts as run.ts does, warms up, loads it,
+ * stops it with SIGINT (which writes the .cpuprofile), and sums self and total time per function, file and
+ * package over the samples taken during the measured run only. The profile and the summary are copied to
+ * bench/results/ (open the .cpuprofile in Chrome DevTools or speedscope for the flame graph).
+ */
+import autocannon from 'autocannon';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  ADMIN_JID,
+  HOST,
+  REPO,
+  RESULTS_DIR,
+  basicAuth,
+  benchConfig,
+  callApi,
+  cpuBetween,
+  cpuSnapshot,
+  freePort,
+  hrtimeUs,
+  machineInfo,
+  requireBuild,
+  round1,
+  runWrk,
+  seedAccounts,
+  startServer,
+  summariseProfile,
+  whichWrk,
+  wrkScript,
+  writeConfig,
+  type LogLevel,
+  type ProfileSummary,
+} from './lib.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '16' },
+    command: { type: 'string', default: 'status' },
+    loglevel: { type: 'string', default: 'warning' },
+    interval: { type: 'string', default: '250' },
+    users: { type: 'string', default: '100000' },
+    tool: { type: 'string' },
+    top: { type: 'string', default: '15' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const DURATION = Number(opts.duration);
+const WARMUP = Number(opts.warmup);
+const CONNECTIONS = Number(opts.connections);
+const USERS = Number(opts.users);
+const TOP = Number(opts.top);
+const LEVEL = opts.loglevel as LogLevel;
+const ADMIN_PASSWORD = 'bench-admin-pass';
+const AUTH = basicAuth(ADMIN_JID, ADMIN_PASSWORD);
+const BODY = opts.command === 'registered_users' ? JSON.stringify({ host: HOST }) : '{}';
+
+const log = (message: string) => process.stderr.write(`[profile] ${message}\n`);
+
+function markdown(summary: ProfileSummary, top: number): string {
+  const out: string[] = [];
+  out.push(`Self time by function (top ${top}); "total" counts the function anywhere on the stack.\n`);
+  out.push('| # | self ms | self % | total % | function | location | TypeScript source |');
+  out.push('|---:|---:|---:|---:|---|---|---|');
+  summary.byFunction.slice(0, top).forEach((e, i) => {
+    out.push(`| ${i + 1} | ${e.selfMs} | ${e.selfPct} | ${e.totalPct} | \`${e.functionName}\` | ${e.location} | ${e.source ?? ''} |`);
+  });
+  out.push('\nSelf time by package / area (total = the area appears anywhere on the stack).\n');
+  out.push('| area | self ms | self % | total % |');
+  out.push('|---|---:|---:|---:|');
+  for (const c of summary.byCategory.slice(0, 20)) out.push(`| ${c.category} | ${c.selfMs} | ${c.selfPct} | ${c.totalPct} |`);
+  out.push(`\nSelf time by file (top ${top}).\n`);
+  out.push('| file | self ms | self % |');
+  out.push('|---|---:|---:|');
+  for (const f of summary.byFile.slice(0, top)) out.push(`| ${f.file} | ${f.selfMs} | ${f.selfPct} |`);
+  out.push('\nSelected functions by total (inclusive) time.\n');
+  out.push('| total % | self % | function | location |');
+  out.push('|---:|---:|---|---|');
+  const inclusive = [...summary.byFunction].filter((e) => !e.functionName.startsWith('(')).sort((a, b) => b.totalMs - a.totalMs);
+  for (const e of inclusive.slice(0, 30)) out.push(`| ${e.totalPct} | ${e.selfPct} | \`${e.functionName}\` | ${e.location}${e.source ? ` (${e.source})` : ''} |`);
+  return out.join('\n');
+}
+
+async function main(): Promise<void> {
+  requireBuild();
+  const dir = await mkdtemp(join(tmpdir(), 'bench-profile-'));
+  const dataDir = join(dir, 'data');
+  const profDir = join(dir, 'prof');
+  await mkdir(profDir);
+  const configFile = join(dir, 'service.yml');
+  const port = await freePort();
+  const wrk = opts.tool === 'autocannon' ? undefined : whichWrk();
+  if (opts.tool === 'wrk' && !wrk) throw new Error('wrk is not installed');
+  const tool = wrk ? 'wrk' : 'autocannon';
+  const url = `http://127.0.0.1:${port}/api/${opts.command}`;
+  const started = new Date();
+  await writeConfig(configFile, benchConfig({ port, dataDir, loglevel: LEVEL }));
+  const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-interval=${Number(opts.interval)}`];
+  log(`starting node ${nodeArgs.join(' ')} cli/dist/servicectl.js (loglevel ${LEVEL}) on port ${port}`);
+  const server = await startServer({ configFile, port, logFile: join(dir, 'server.log'), nodeArgs });
+  let window: { fromUs: number; toUs: number };
+  let measured: Record<string, unknown>;
+  try {
+    const seeded = await seedAccounts(join(dataDir, 'service.db'), { count: USERS, adminPassword: ADMIN_PASSWORD, userPassword: 'bench-user-pass' });
+    log(`seeded ${seeded.inserted} accounts in ${Math.round(seeded.ms)} ms`);
+    const check = await callApi(port, opts.command!, JSON.parse(BODY) as Record<string, unknown>, AUTH);
+    if (check.status !== 200) throw new Error(`${opts.command} answered ${check.status}: ${JSON.stringify(check.body).slice(0, 300)}`);
+
+    const script = join(dir, 'load.lua');
+    await writeFile(script, wrkScript(BODY, AUTH));
+    const threads = Math.min(2, CONNECTIONS);
+    const load = async (durationS: number) => {
+      if (wrk) {
+        const r = await runWrk(wrk, { url, script, threads, connections: CONNECTIONS, durationS });
+        return { requests: r.requests, reqPerSec: round1(r.requests / (r.duration_us / 1e6)), p50Ms: r.latency_us.p50 / 1000, p99Ms: r.latency_us.p99 / 1000, non2xx: r.errors.status };
+      }
+      const r = await autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json', authorization: AUTH }, body: BODY, connections: CONNECTIONS, duration: durationS, timeout: 60 });
+      return { requests: r.requests.total, reqPerSec: round1(r.requests.mean), p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx };
+    };
+    if (WARMUP > 0) await load(WARMUP);
+    log(`${tool} ${opts.command} c=${CONNECTIONS} for ${DURATION}s under the profiler`);
+    const before = cpuSnapshot(server.pid);
+    const fromUs = hrtimeUs();
+    const result = await load(DURATION);
+    const toUs = hrtimeUs();
+    const cpu = cpuBetween(before, cpuSnapshot(server.pid));
+    window = { fromUs, toUs };
+    measured = { tool, ...result, cpu };
+    log(`  ${result.reqPerSec} req/s under the profiler, server CPU ${cpu.serverProcessPct}% (main thread ${cpu.serverMainThreadPct}%)`);
+  } finally {
+    const code = await server.stop();
+    if (code !== 0) log(`the server exited with code ${code}`);
+  }
+  const files = (await readdir(profDir)).filter((f) => f.endsWith('.cpuprofile'));
+  if (files.length !== 1) throw new Error(`expected one .cpuprofile in ${profDir}, found ${files.length}`);
+  const profileFile = join(profDir, files[0]!);
+  // V8 stamps samples with the same monotonic clock as process.hrtime on Linux: check before trusting it.
+  const { startTime, endTime } = JSON.parse(await readFile(profileFile, 'utf8')) as { startTime: number; endTime: number };
+  const sameClock = startTime >= server.spawnedAtUs - 1_000_000 && startTime <= window.fromUs && endTime >= window.toUs;
+  if (!sameClock) log('the profile clock does not match process.hrtime: summarising the whole profile (start-up and warm-up included)');
+  const summary = await summariseProfile(profileFile, sameClock ? window : undefined);
+
+  await mkdir(RESULTS_DIR, { recursive: true });
+  const stem = join(RESULTS_DIR, `profile-${opts.command}-c${CONNECTIONS}-${LEVEL}-${started.toISOString().replace(/[:.]/g, '-')}`);
+  await copyFile(profileFile, `${stem}.cpuprofile`);
+  await writeFile(`${stem}.json`, `${JSON.stringify({ startedAt: started.toISOString(), machine: machineInfo(), measured, summary: { ...summary, byFunction: summary.byFunction.slice(0, 200) } }, null, 2)}\n`);
+  if (!opts.keep) await rm(dir, { recursive: true, force: true });
+  else log(`kept ${dir}`);
+
+  console.log(`\n## CPU profile: POST /api/${opts.command}, ${CONNECTIONS} connections, ${tool}, loglevel ${LEVEL}\n`);
+  console.log(`${JSON.stringify(measured)}`);
+  console.log(`${summary.samples} samples, ${summary.sampledMs} ms sampled in a ${summary.windowMs} ms window${summary.filtered ? ' (measured run only)' : ' (whole process life)'}\n`);
+  console.log(markdown(summary, TOP));
+  console.log(`\nProfile: ${relative(REPO, `${stem}.cpuprofile`)}\nSummary: ${relative(REPO, `${stem}.json`)}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exit(1);
+});
