@@ -50,6 +50,8 @@ async function foreground(configFile: string): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // A bug in one request's async path must not take the server down: log it loudly and keep serving.
+  process.on('unhandledRejection', (err) => server.logger.error({ err }, 'unhandled promise rejection'));
 }
 
 const { config, command } = parseArgs(process.argv.slice(2));

@@ -63,10 +63,11 @@ export class Server implements ServerControl {
   #listeners: RunningListener[] = [];
   /** Ports chosen by the system for `port: 0`, kept across a restart. */
   #boundPorts = new Map<number, number>();
-  readonly #hooks = new HookBus();
-  readonly #registry = new CommandRegistry();
-  readonly #http = new HttpHandlerRegistry();
-  readonly #scopes = new ScopeRegistry();
+  // Recreated on every boot, so a restart starts from a clean slate (no hook or handler left behind).
+  #hooks = new HookBus();
+  #registry = new CommandRegistry();
+  #http = new HttpHandlerRegistry();
+  #scopes = new ScopeRegistry();
   #services!: KernelServices;
   #lifecycle: Promise<void> = Promise.resolve();
 
@@ -186,6 +187,10 @@ export class Server implements ServerControl {
   }
 
   #createServices(): void {
+    this.#hooks = new HookBus();
+    this.#registry = new CommandRegistry();
+    this.#http = new HttpHandlerRegistry();
+    this.#scopes = new ScopeRegistry();
     const accounts = new AccountService(
       () => this.#storage.db(this.#authDb()),
       this.#hooks,
@@ -218,7 +223,6 @@ export class Server implements ServerControl {
   }
 
   #registerKernelCommands(): void {
-    this.#registry.unregisterModule('kernel');
     const groups: Array<[readonly CommandDecl[], Record<string, CommandHandler<CommandDecl>>]> = [
       [accountCommands, accountHandlers(this.#services) as never],
       [serverCommands, serverHandlers(this.#services) as never],

@@ -131,9 +131,7 @@ export function serverHandlers(services: KernelServices): HandlersFor<typeof ser
       }
     },
     gc: () => fullGc(),
-    clear_cache: async () => {
-      services.accounts.clearCache();
-      await services.hooks.run('clear_cache');
-    },
+    // The account service and every module with a cache join the clear_cache hook.
+    clear_cache: () => services.hooks.run('clear_cache'),
   };
 }
