@@ -320,6 +320,25 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): CpuUse {
   };
 }
 
+/**
+ * Waits until the machine is quiet (busy below `maxBusyPct` of one core over a second), for at most
+ * `maxWaitS`: the machine may be shared (builds, test suites) and a benchmark next to them measures them
+ * too. Returns the last background level seen, in percent of one core.
+ */
+export async function waitQuiet(maxBusyPct = 25, maxWaitS = 120, onWait?: (pct: number) => void): Promise<number> {
+  const deadline = Date.now() + maxWaitS * 1000;
+  let warned = false;
+  for (;;) {
+    const a = machineTicks();
+    await sleep(1000);
+    const b = machineTicks();
+    const pct = round1(((b.busy - a.busy) / Math.max(1, b.total - a.total)) * 100 * cpus().length);
+    if (pct < maxBusyPct || Date.now() > deadline) return pct;
+    if (!warned) onWait?.(pct);
+    warned = true;
+  }
+}
+
 export function rssMb(pid: number): number | undefined {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -374,14 +393,25 @@ wrk.body = ${JSON.stringify(body)}
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = ${JSON.stringify(authorization)}
 
+-- wrk's own CPU time (utime + stime, clock ticks) from /proc/self/stat; its threads have ended by now.
+local function cputicks()
+  local f = io.open("/proc/self/stat", "r")
+  if not f then return -1 end
+  local s = f:read("*a")
+  f:close()
+  local fields = {}
+  for w in s:match(".*%) (.*)"):gmatch("%S+") do fields[#fields + 1] = w end
+  return tonumber(fields[12]) + tonumber(fields[13])
+end
+
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(
     'WRKJSON {"requests":%d,"duration_us":%d,"bytes":%d,"latency_us":{"mean":%.1f,"p50":%d,"p90":%d,"p99":%d,"max":%d},' ..
-    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}}\\n',
+    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},"cpu_ticks":%d}\\n',
     summary.requests, summary.duration, summary.bytes, latency.mean,
     latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
-    e.connect, e.read, e.write, e.status, e.timeout))
+    e.connect, e.read, e.write, e.status, e.timeout, cputicks()))
 end
 `;
 }
@@ -392,6 +422,8 @@ export interface WrkResult {
   bytes: number;
   latency_us: { mean: number; p50: number; p90: number; p99: number; max: number };
   errors: { connect: number; read: number; write: number; status: number; timeout: number };
+  /** wrk's own CPU time over its whole life (about the run), in clock ticks; -1 when unknown. */
+  cpu_ticks: number;
   rawOutput: string;
 }
 
@@ -465,6 +497,9 @@ export interface ProfileEntry {
   selfPct: number;
   totalMs: number;
   totalPct: number;
+  /** After mergeSummaries: the entry's self and total % in each run. */
+  selfPctRuns?: number[];
+  totalPctRuns?: number[];
 }
 
 export interface ProfileSummary {
@@ -476,7 +511,7 @@ export interface ProfileSummary {
   filtered: boolean;
   byFunction: ProfileEntry[];
   byFile: Array<{ file: string; category: string; selfMs: number; selfPct: number }>;
-  byCategory: Array<{ category: string; selfMs: number; selfPct: number; totalMs: number; totalPct: number }>;
+  byCategory: Array<{ category: string; selfMs: number; selfPct: number; totalMs: number; totalPct: number; selfPctRuns?: number[] }>;
 }
 
 const sourceMaps = new Map<string, SourceMap | null>();
@@ -611,6 +646,77 @@ export async function summariseProfile(file: string, window?: { fromUs: number; 
     sampledMs: ms(sampledUs),
     samples: counted,
     filtered: window !== undefined,
+    byFunction,
+    byFile,
+    byCategory,
+  };
+}
+
+/**
+ * Pools the samples of several profiles of the same load: sums per function, file and area, percentages
+ * of the pooled sampled time, and each entry's self % in every run (JIT decisions such as inlining move
+ * time between a callee and its caller from one process to the next, so one profile alone can mislead).
+ */
+export function mergeSummaries(summaries: ProfileSummary[]): ProfileSummary {
+  const sampledMs = summaries.reduce((s, x) => s + x.sampledMs, 0);
+  const pct = (ms: number) => round1((ms / sampledMs) * 100);
+  const runPct = <T>(pick: (s: ProfileSummary) => T[], key: (t: T) => string, value: (t: T) => number, k: string) =>
+    summaries.map((s) => value(pick(s).find((t) => key(t) === k) ?? ({} as T)) ?? 0);
+  const fns = new Map<string, ProfileEntry>();
+  for (const s of summaries) {
+    for (const e of s.byFunction) {
+      const m = fns.get(e.name);
+      if (m) {
+        m.selfMs += e.selfMs;
+        m.totalMs += e.totalMs;
+      } else fns.set(e.name, { ...e });
+    }
+  }
+  const byFunction = [...fns.values()]
+    .map((e) => ({
+      ...e,
+      selfMs: round1(e.selfMs),
+      totalMs: round1(e.totalMs),
+      selfPct: pct(e.selfMs),
+      totalPct: pct(e.totalMs),
+      selfPctRuns: runPct((s) => s.byFunction, (t) => t.name, (t) => t.selfPct, e.name),
+      totalPctRuns: runPct((s) => s.byFunction, (t) => t.name, (t) => t.totalPct, e.name),
+    }))
+    .sort((a, b) => b.selfMs - a.selfMs || b.totalMs - a.totalMs);
+  const files = new Map<string, { file: string; category: string; selfMs: number; selfPct: number }>();
+  for (const s of summaries) {
+    for (const f of s.byFile) {
+      const m = files.get(f.file);
+      if (m) m.selfMs += f.selfMs;
+      else files.set(f.file, { ...f });
+    }
+  }
+  const byFile = [...files.values()].map((f) => ({ ...f, selfMs: round1(f.selfMs), selfPct: pct(f.selfMs) })).sort((a, b) => b.selfMs - a.selfMs);
+  const cats = new Map<string, { category: string; selfMs: number; totalMs: number }>();
+  for (const s of summaries) {
+    for (const c of s.byCategory) {
+      const m = cats.get(c.category) ?? { category: c.category, selfMs: 0, totalMs: 0 };
+      m.selfMs += c.selfMs;
+      m.totalMs += c.totalMs;
+      cats.set(c.category, m);
+    }
+  }
+  const byCategory = [...cats.values()]
+    .map((c) => ({
+      category: c.category,
+      selfMs: round1(c.selfMs),
+      selfPct: pct(c.selfMs),
+      totalMs: round1(c.totalMs),
+      totalPct: pct(c.totalMs),
+      selfPctRuns: runPct((s) => s.byCategory, (t) => t.category, (t) => t.selfPct, c.category),
+    }))
+    .sort((a, b) => b.selfMs - a.selfMs);
+  return {
+    file: summaries.map((s) => s.file).join(', '),
+    windowMs: round1(summaries.reduce((s, x) => s + x.windowMs, 0)),
+    sampledMs: round1(sampledMs),
+    samples: summaries.reduce((s, x) => s + x.samples, 0),
+    filtered: summaries.every((s) => s.filtered),
     byFunction,
     byFile,
     byCategory,

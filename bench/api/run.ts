@@ -12,7 +12,7 @@
  * bench/results/api-<time>.json. See bench/README.md.
  */
 import autocannon, { type Result as AutocannonResult } from 'autocannon';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +23,7 @@ import {
   RESULTS_DIR,
   basicAuth,
   benchConfig,
+  clkTck,
   callApi,
   cpuBetween,
   cpuSnapshot,
@@ -37,6 +38,7 @@ import {
   runWrk,
   seedAccounts,
   startServer,
+  waitQuiet,
   whichWrk,
   wrkScript,
   writeConfig,
@@ -103,12 +105,22 @@ interface Row {
   non2xx: number;
   statusCodes: Record<string, number>;
   responseBytes?: number;
-  cpu: CpuUse;
+  cpu: CpuUse & {
+    /** The load generator's CPU, percent of one core (autocannon: this process; wrk: its own /proc/self/stat). */
+    generatorPct: number;
+    /** Everything else on the machine during the run: noise from other work when well above zero. */
+    otherPct: number;
+  };
+  /** Machine CPU use seen just before the warm-up, percent of one core. */
+  backgroundPct?: number;
   serverRssMb?: number;
   raw?: unknown;
 }
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+/** Before each warm-up: wait (up to 2 min) for the machine to be idle apart from the idle server. */
+const quiet = () => waitQuiet(25, 120, (pct) => log(`  the machine is busy (${pct}% of a core, the idle server included): waiting for it to calm down`));
 
 async function measureAutocannon(server: ServerProcess, endpoint: Endpoint, connections: number, level: LogLevel): Promise<Row> {
   const options = {
@@ -120,6 +132,7 @@ async function measureAutocannon(server: ServerProcess, endpoint: Endpoint, conn
     pipelining: 1,
     timeout: 60,
   };
+  const backgroundPct = await quiet();
   if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
 
   const latencies: number[] = [];
@@ -130,7 +143,7 @@ async function measureAutocannon(server: ServerProcess, endpoint: Endpoint, conn
     if (status >= 200 && status < 300) latencies.push(responseTime);
   });
   const result: AutocannonResult = await instance;
-  const after = cpuSnapshot(server.pid);
+  const cpu = cpuBetween(before, cpuSnapshot(server.pid));
 
   const sorted = Float64Array.from(latencies).sort();
   const mean = latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1);
@@ -138,6 +151,7 @@ async function measureAutocannon(server: ServerProcess, endpoint: Endpoint, conn
   const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   return {
     tool: 'autocannon',
+    backgroundPct,
     loglevel: level,
     endpoint: endpoint.name,
     connections,
@@ -155,7 +169,7 @@ async function measureAutocannon(server: ServerProcess, endpoint: Endpoint, conn
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     statusCodes,
-    cpu: cpuBetween(before, after),
+    cpu: withOther(cpu, cpu.benchProcessPct),
     serverRssMb: rssMb(server.pid),
     raw: { ...result, statusCodeStats: result.statusCodeStats },
   };
@@ -164,6 +178,7 @@ async function measureAutocannon(server: ServerProcess, endpoint: Endpoint, conn
 async function measureWrk(server: ServerProcess, wrk: string, script: string, connections: number, level: LogLevel): Promise<Row> {
   const threads = Math.min(2, connections);
   const url = `http://127.0.0.1:${server.port}/api/status`;
+  const backgroundPct = await quiet();
   if (WARMUP > 0) await runWrk(wrk, { url, script, threads, connections, durationS: WARMUP });
   const before = cpuSnapshot(server.pid);
   const r = await runWrk(wrk, { url, script, threads, connections, durationS: DURATION });
@@ -173,6 +188,7 @@ async function measureWrk(server: ServerProcess, wrk: string, script: string, co
   const socketErrors = r.errors.connect + r.errors.read + r.errors.write;
   return {
     tool: 'wrk',
+    backgroundPct,
     loglevel: level,
     endpoint: 'POST /api/status',
     connections,
@@ -185,10 +201,15 @@ async function measureWrk(server: ServerProcess, wrk: string, script: string, co
     timeouts: r.errors.timeout,
     non2xx: r.errors.status,
     statusCodes: {},
-    cpu: cpuBetween(before, after),
+    cpu: withOther(cpuBetween(before, after), r.cpu_ticks >= 0 ? round1((r.cpu_ticks / clkTck() / seconds) * 100) : NaN),
     serverRssMb: rssMb(server.pid),
     raw: r,
   };
+}
+
+function withOther(cpu: CpuUse, generatorPct: number): Row['cpu'] {
+  const otherPct = Number.isNaN(generatorPct) ? NaN : round1(Math.max(0, cpu.machinePct - cpu.serverProcessPct - generatorPct));
+  return { ...cpu, generatorPct, otherPct };
 }
 
 function table(rows: Row[]): string {
@@ -205,12 +226,12 @@ function table(rows: Row[]): string {
     'server CPU % (process)',
     'server CPU % (main thread)',
     'load generator CPU %',
+    'other CPU %',
   ];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((h, i) => (i >= 3 ? '---:' : '---')).join('|')}|`];
   for (const r of rows) {
-    const gen = r.tool === 'autocannon' ? r.cpu.benchProcessPct : round1(r.cpu.machinePct - r.cpu.serverProcessPct);
     lines.push(
-      `| ${r.loglevel} | ${r.tool}${r.threads ? ` -t${r.threads}` : ''} | ${r.endpoint} | ${r.connections} | ${r.reqPerSec.toLocaleString('en-US')} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.errors + r.timeouts} | ${r.non2xx} | ${r.cpu.serverProcessPct} | ${r.cpu.serverMainThreadPct} | ${gen}${r.tool === 'wrk' ? '¹' : ''} |`,
+      `| ${r.loglevel} | ${r.tool}${r.threads ? ` -t${r.threads}` : ''} | ${r.endpoint} | ${r.connections} | ${r.reqPerSec.toLocaleString('en-US')} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.errors + r.timeouts} | ${r.non2xx} | ${r.cpu.serverProcessPct} | ${r.cpu.serverMainThreadPct} | ${r.cpu.generatorPct} | ${r.cpu.otherPct} |`,
     );
   }
   return lines.join('\n');
@@ -224,6 +245,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const rows: Row[] = [];
   const notes: string[] = [];
+  const logBytes: Record<string, number> = {};
   let wrk = opts['skip-wrk'] ? undefined : whichWrk();
   if (!wrk && !opts['skip-wrk']) {
     log('wrk is not installed: trying apt-get install -y wrk once');
@@ -273,6 +295,8 @@ async function main(): Promise<void> {
       }
       const code = await server.stop();
       server = undefined;
+      const logged = await stat(join(dir, `server-${level}.log`)).catch(() => undefined);
+      logBytes[level] = logged?.size ?? 0;
       if (code !== 0) notes.push(`the server (loglevel ${level}) exited with code ${code} on SIGINT`);
     }
   } finally {
@@ -288,16 +312,22 @@ async function main(): Promise<void> {
   console.log(`${USERS + 1} accounts on ${HOST}; ${DURATION}s runs after ${WARMUP}s warm-up; keep-alive, pipelining 1, HTTP Basic ${ADMIN_JID}\n`);
   console.log(md);
   console.log(
-    '\nCPU % is of one core (this machine has ' +
-      `${machine.cores}). autocannon runs inside this benchmark process; ¹ for wrk, the load generator column is the machine's busy time minus the server's.`,
+    `\nCPU % is of one core (this machine has ${machine.cores}). "main thread" is the server's event loop thread alone. ` +
+      'autocannon runs inside this benchmark process; wrk reports its own CPU. "other" is the rest of the machine: well above 0, the run shared the machine with other work.',
   );
+  for (const [level, bytes] of Object.entries(logBytes)) {
+    const requests = rows.filter((r) => r.loglevel === level).reduce((sum, r) => sum + r.requests, 0);
+    console.log(`\nServer log at ${level}: ${bytes.toLocaleString('en-US')} bytes for about ${requests.toLocaleString('en-US')} measured requests (plus warm-ups).`);
+  }
+  const noisy = rows.filter((r) => r.cpu.otherPct > 15);
+  if (noisy.length) notes.push(`${noisy.length} run(s) shared the machine with other work (other CPU > 15% of a core): ${noisy.map((r) => `${r.loglevel} ${r.tool} ${r.endpoint} c=${r.connections}`).join('; ')}`);
   for (const n of notes) console.log(`\nNote: ${n}`);
 
   await mkdir(RESULTS_DIR, { recursive: true });
   const out = join(RESULTS_DIR, `api-${started.toISOString().replace(/[:.]/g, '-')}.json`);
   await writeFile(
     out,
-    `${JSON.stringify({ startedAt: started.toISOString(), machine, settings: { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS, levels: LEVELS, users: USERS, seeded }, notes, rows }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt: started.toISOString(), machine, settings: { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS, levels: LEVELS, users: USERS, seeded }, logBytes, notes, rows }, null, 2)}\n`,
   );
   console.log(`\nRaw results: ${relative(REPO, out)}`);
 }

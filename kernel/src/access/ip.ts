@@ -10,6 +10,8 @@ export function normalizeIp(address: string): string {
   return lower;
 }
 
+const VERDICT_CACHE_SIZE = 4096;
+
 export interface IpNetwork {
   readonly text: string;
   matches(ip: string): boolean;
@@ -28,12 +30,19 @@ export function parseIpNetwork(text: string): IpNetwork {
   const list = new BlockList();
   const type = family === 4 ? 'ipv4' : 'ipv6';
   list.addSubnet(address, mask, type);
+  // BlockList.check allocates on every call; callers come from few addresses, so remember verdicts.
+  const verdicts = new Map<string, boolean>();
   return {
     text,
     matches(ip: string) {
-      const fam = isIP(ip);
-      if (!fam) return false;
-      return list.check(ip, fam === 4 ? 'ipv4' : 'ipv6');
+      let verdict = verdicts.get(ip);
+      if (verdict === undefined) {
+        const fam = isIP(ip);
+        verdict = fam !== 0 && list.check(ip, fam === 4 ? 'ipv4' : 'ipv6');
+        if (verdicts.size >= VERDICT_CACHE_SIZE) verdicts.clear();
+        verdicts.set(ip, verdict);
+      }
+      return verdict;
     },
   };
 }

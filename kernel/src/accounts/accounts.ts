@@ -6,6 +6,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { badArgument, conflict, notFound } from '../commands/errors.js';
 import type { HookBus } from '../hooks/hooks.js';
+import { pluck } from '../storage/pluck.js';
 import type { Logger } from '../log/logger.js';
 import { isUniqueViolation } from '../storage/database.js';
 import { CredentialCache, type CredentialCacheSettings } from './credential-cache.js';
@@ -109,14 +110,16 @@ export class AccountService {
    * been stored (empty, too long) is false without any hashing.
    */
   async checkPassword(user: string, host: string, password: string): Promise<boolean> {
+    // The cache is keyed by the names as given, so a hit costs no normalization (HTTP Basic checks on
+    // every request); entries are filed under the normalized account, so invalidation still finds them.
+    if (this.#cache.isVerified(user, host, password)) return true;
     const account = this.#account(user, host);
     if (passwordProblem(password)) return false;
-    if (this.#cache.isVerified(account.user, account.host, password)) return true;
     const epoch = this.#cache.epoch();
     const row = await this.#row(account);
     if (!row) return false;
     const verified = await verifyStored(row, password);
-    if (verified) this.#cache.remember(account.user, account.host, password, epoch);
+    if (verified) this.#cache.remember(user, host, password, epoch, account);
     return verified;
   }
 
@@ -130,13 +133,13 @@ export class AccountService {
     this.#logger.info({ user: account.user, host: account.host }, 'password changed');
   }
 
-  /** User names of a host in byte order (as ejabberd lists them). */
+  /**
+   * User names of a host in byte order (as ejabberd lists them): the schema gives the username column a
+   * binary collation on every database, so the database's order is the answer.
+   */
   async listUsers(host: string): Promise<string[]> {
     const vhost = this.#servedHost(host);
-    const rows: { username: string }[] = await this.#db()(USERS_TABLE).select('username').where({ host: vhost }).orderBy('username');
-    // The schema gives byte order on every database; sorting again guards against a table created with
-    // another collation, and costs one linear pass on input that is already sorted.
-    return rows.map((r) => r.username).sort(compareCodePoints);
+    return pluck<string>(this.#db()(USERS_TABLE).select('username').where({ host: vhost }).orderBy('username'));
   }
 
   /** Accounts of one host, or of all served hosts. */
@@ -322,23 +325,6 @@ function accountMissing({ user, host }: { user: string; host: string }) {
   return notFound(`account ${user}@${host} does not exist`);
 }
 
-/** Code point order, which is UTF-8 byte order; plain `<` on UTF-16 misplaces astral characters. */
-function compareCodePoints(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) return codeUnitRank(x) - codeUnitRank(y);
-  }
-  return a.length - b.length;
-}
-
-/** Moves surrogates (astral characters) above U+E000..U+FFFF, where code point order puts them. */
-function codeUnitRank(unit: number): number {
-  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
-  if (unit >= 0xe000) return unit - 0x800;
-  return unit;
-}
 
 async function mapConcurrently<T, R>(items: readonly T[], concurrency: number, task: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);

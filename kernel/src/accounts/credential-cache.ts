@@ -3,10 +3,11 @@
  * SCRAM check costs milliseconds of PBKDF2, so a password that was verified recently is trusted again
  * without the database or the hash.
  *
- * Entries are keyed by an HMAC of account and password under a key that lives only in this process:
- * the cache never holds a password in recoverable form, and a failed check is never stored.
+ * Entries are keyed by a SHA-256 of a per-process random secret, the names as given and the password:
+ * the cache never holds a password in recoverable form, and a failed check is never stored. Each entry
+ * is filed under the normalized account, so invalidating an account finds every spelling of it.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export interface CredentialCacheSettings {
   enabled: boolean;
@@ -21,7 +22,7 @@ interface Entry {
 }
 
 export class CredentialCache {
-  readonly #key = randomBytes(32);
+  readonly #secret = randomBytes(32).toString('base64');
   readonly #settings: () => CredentialCacheSettings;
   /** Map order is recency order: a hit moves its entry to the end. */
   readonly #entries = new Map<string, Entry>();
@@ -61,12 +62,15 @@ export class CredentialCache {
     return true;
   }
 
-  /** Records a successful check, unless the cache was invalidated since `epoch` was taken. */
-  remember(user: string, host: string, password: string, epoch: number): void {
+  /**
+   * Records a successful check of the names as given, filed under the normalized `account`, unless the
+   * cache was invalidated since `epoch` was taken.
+   */
+  remember(user: string, host: string, password: string, epoch: number, normalized: { user: string; host: string } = { user, host }): void {
     const settings = this.#settings();
     if (!settings.enabled || settings.size < 1 || epoch !== this.#epoch) return;
     const key = this.#keyOf(user, host, password);
-    const account = accountOf(user, host);
+    const account = accountOf(normalized.user, normalized.host);
     const previous = this.#entries.get(key);
     if (previous) this.#delete(key, previous);
     this.#entries.set(key, { account, verifiedAt: this.#now() });
@@ -99,7 +103,8 @@ export class CredentialCache {
   }
 
   #keyOf(user: string, host: string, password: string): string {
-    return createHmac('sha256', this.#key).update(`${user}@${host}\0${password}`).digest('base64');
+    // One-shot hash (no Hmac object per request); lengths make the concatenation unambiguous.
+    return hash('sha256', `${this.#secret}${user.length}:${user}${host.length}:${host}${password}`, 'base64');
   }
 
   #delete(key: string, entry: Entry): void {

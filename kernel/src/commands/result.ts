@@ -28,7 +28,18 @@ function shape(command: string, type: ValueType, value: unknown, path: string): 
   } else if (type === 'boolean') {
     if (typeof value === 'boolean') return value;
   } else if ('list' in type) {
-    if (Array.isArray(value)) return value.map((item, i) => shape(command, type.list, item, `${path}[${i}]`));
+    if (Array.isArray(value)) {
+      // Lists of scalars (100 000 user names) are checked in place and returned as they are.
+      if (typeof type.list === 'string') {
+        const kind = type.list === 'integer' ? 'number' : type.list;
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (typeof item !== kind || (kind === 'number' && !Number.isSafeInteger(item))) throw mismatch(command, `${type.list} at ${path}[${i}]`, item);
+        }
+        return value;
+      }
+      return value.map((item, i) => shape(command, type.list, item, `${path}[${i}]`));
+    }
   } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const record = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};

@@ -43,7 +43,9 @@ export function createLogger(options: LoggerOptions): Logger {
       level: PINO_LEVEL[options.level],
       customLevels: { notice: 35 },
       base: undefined,
-      redact: { paths: SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `args.${k}`]), censor: '********' },
+      // Top-level and `args.` keys only: wildcard paths cost more than the rest of a log line.
+      // Command arguments are never logged unmasked (see maskSecrets), this is the safety net.
+      redact: { paths: SECRET_KEYS.flatMap((k) => [k, `args.${k}`]), censor: '********' },
     },
     destination,
   ) as Logger;
