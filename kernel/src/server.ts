@@ -13,12 +13,14 @@ import { CommandBus } from './commands/bus.js';
 import { CommandRegistry } from './commands/registry.js';
 import type { CommandDecl, CommandHandler } from './commands/types.js';
 import type { ListenerConfig } from './config/listeners.js';
+import type { CommandDoc } from './docs/command-doc.js';
 import { loadConfigFile, type Config, type ConfigContext } from './config/load.js';
 import { HookBus } from './hooks/hooks.js';
 import { HttpAuthenticator } from './http/authenticate.js';
 import { HttpHandlerRegistry } from './http/handlers.js';
 import { startHttpListener, type RunningHttpListener } from './http/listener.js';
 import { accountCommands, accountHandlers } from './kernel-commands/accounts.js';
+import { documentationCommands, documentationHandlers } from './kernel-commands/documentation.js';
 import { serverCommands, serverHandlers } from './kernel-commands/server.js';
 import { createLogger, setLogLevel, type Logger } from './log/logger.js';
 import { ModuleCatalog } from './modules/catalog.js';
@@ -214,6 +216,7 @@ export class Server implements ServerControl {
       scopes: this.#scopes,
       server: this,
       httpAuth: new HttpAuthenticator(accounts),
+      commandDocs: (options) => this.#commandDocs(options?.runtimeOnly ?? false),
     };
     this.#services = services;
     this.#container = createContainer({ strict: true });
@@ -222,10 +225,39 @@ export class Server implements ServerControl {
     this.#modules = new ModuleManager(this.#catalog, services, this.#container, this.#logger);
   }
 
+  async #commandDocs(runtimeOnly: boolean): Promise<CommandDoc[]> {
+    const docs = new Map<string, CommandDoc>();
+    for (const name of this.#registry.names()) {
+      const versions = this.#registry.versions(name);
+      const latest = versions[versions.length - 1]!;
+      docs.set(name, { decl: latest.decl, older: versions.slice(0, -1).map((v) => v.decl), module: latest.module, loaded: true });
+    }
+    if (!runtimeOnly) {
+      for (const module of await this.#catalog.available()) {
+        if (this.#modules.isRunning(module)) continue;
+        let declared: readonly CommandDecl[] = [];
+        try {
+          declared = (await this.#catalog.definition(module)).commands ?? [];
+        } catch {
+          continue; // A module that cannot load documents nothing; its error shows when it is enabled.
+        }
+        const byName = new Map<string, CommandDecl[]>();
+        for (const decl of declared) byName.set(decl.name, [...(byName.get(decl.name) ?? []), decl]);
+        for (const [name, decls] of byName) {
+          if (docs.has(name)) continue;
+          const sorted = decls.sort((a, b) => (a.version ?? 0) - (b.version ?? 0));
+          docs.set(name, { decl: sorted[sorted.length - 1]!, older: sorted.slice(0, -1), module, loaded: false });
+        }
+      }
+    }
+    return [...docs.values()].sort((a, b) => a.decl.name.localeCompare(b.decl.name));
+  }
+
   #registerKernelCommands(): void {
     const groups: Array<[readonly CommandDecl[], Record<string, CommandHandler<CommandDecl>>]> = [
       [accountCommands, accountHandlers(this.#services) as never],
       [serverCommands, serverHandlers(this.#services) as never],
+      [documentationCommands, documentationHandlers(this.#services) as never],
     ];
     for (const [decls, handlers] of groups) for (const decl of decls) this.#registry.register(decl, handlers[decl.name]!, 'kernel');
   }

@@ -18,6 +18,7 @@ export interface ExecuteOptions {
   /** API version from a `vN` path segment; the latest definition by default. */
   readonly version?: number;
   readonly progress?: CallContext['progress'];
+  readonly output?: CallContext['output'];
 }
 
 /** Says which module would provide an unknown command, so the error can tell the operator to enable it. */
@@ -50,6 +51,7 @@ export class CommandBus {
         version: command.version,
         log: this.logger,
         progress: options.progress ?? (() => {}),
+        output: options.output ?? (() => {}),
       };
       const value = await command.handler(args as never, call);
       const result = formatResult(name, command.decl.result, value);

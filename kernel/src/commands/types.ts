@@ -126,6 +126,11 @@ export interface CallContext {
   readonly log: Logger;
   /** Long-running work reports progress; the CLI renders it on a TTY. */
   progress(done: number, total?: number, label?: string): void;
+  /**
+   * Text for the operator's terminal: servicectl prints it on stdout as it arrives. Only command-line-only
+   * commands use it (the other frontends never run them).
+   */
+  output(text: string): void;
 }
 
 export type CommandHandler<D extends CommandDecl = CommandDecl> = (

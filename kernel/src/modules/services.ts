@@ -6,6 +6,7 @@ import type { AccessControl } from '../access/access-control.js';
 import type { AccountService } from '../accounts/accounts.js';
 import type { CommandBus } from '../commands/bus.js';
 import type { Config } from '../config/load.js';
+import type { CommandDoc } from '../docs/command-doc.js';
 import type { HookBus } from '../hooks/hooks.js';
 import type { HttpAuthenticator } from '../http/authenticate.js';
 import type { HttpHandlerRegistry } from '../http/handlers.js';
@@ -42,4 +43,9 @@ export interface KernelServices {
   readonly httpAuth: HttpAuthenticator;
   readonly scopes: ScopeRegistry;
   readonly server: ServerControl;
+  /**
+   * Every known command, sorted by name: the loaded ones (`runtime`), then, unless `runtimeOnly`, those of
+   * available modules that are not enabled.
+   */
+  commandDocs(options?: { runtimeOnly?: boolean }): Promise<CommandDoc[]>;
 }
