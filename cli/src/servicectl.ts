@@ -1,67 +1,122 @@
 #!/usr/bin/env node
 /**
- * servicectl: the operator's tool. This first version runs the server in the foreground; running
- * commands on a running server over the control socket comes next.
+ * servicectl: run any command of the running server, and run the server.
+ *
+ *   servicectl [--config FILE] [--json] <command> [args…]
+ *   servicectl [--config FILE] foreground | start | stop | restart | status
+ *   servicectl [--config FILE] help [command | tag]
  */
-import { ConfigError, ModuleError, Server } from '@service/kernel';
+import { existsSync } from 'node:fs';
+import { locateConfig, KERNEL_VERSION, type ConfigLocation } from '@service/kernel';
+import { EXIT, fail } from './exit.js';
+import { help } from './help.js';
+import { foreground, restart, start, status, stop } from './lifecycle.js';
+import { runCommand } from './run-command.js';
 
-const USAGE = 'usage: servicectl [--config FILE] foreground';
+const USAGE = `usage: servicectl [--config FILE] [--json] <command> [arguments...]
+       servicectl [--config FILE] foreground | start | stop | restart | status
+       servicectl [--config FILE] help [command | tag]
 
-function parseArgs(argv: string[]): { config: string; command: string | undefined } {
-  let config = process.env.SERVICE_CONFIG ?? 'service.yml';
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--config') config = argv[++i] ?? fail('--config needs a file');
-    else if (arg.startsWith('--config=')) config = arg.slice('--config='.length);
-    else rest.push(arg);
-  }
-  return { config, command: rest[0] };
+The configuration is --config FILE, else $SERVICE_CONFIG, else ./service.yml, else ./config.example.yml.
+--json prints the exact JSON that /api returns. Exit status: 0 success, 1 failure (or an ST command
+answered 1), 2 usage, 3 server not running, 4 unknown command, 5 permission denied, 70 internal error,
+78 invalid configuration.`;
+
+interface Invocation {
+  config?: string;
+  json: boolean;
+  daemon: boolean;
+  command?: string;
+  args: string[];
 }
 
-function fail(message: string, status = 64): never {
-  process.stderr.write(`servicectl: ${message}\n`);
-  process.exit(status);
-}
+/** Commands of servicectl itself: options may also follow them (`npm start -- --config FILE`). */
+const OWN_COMMANDS = new Set(['foreground', 'start', 'stop', 'restart', 'status', 'help']);
 
-async function foreground(configFile: string): Promise<void> {
-  let server: Server;
-  try {
-    server = await Server.start({ configFile, pretty: process.stdout.isTTY, onExit: (status) => process.exit(status) });
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof ModuleError) fail(err.message, 78);
-    fail(`cannot start: ${(err as Error).message}`, 1);
-  }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      process.stderr.write(`servicectl: ${signal} again, exiting now\n`);
-      process.exit(130);
+function parse(argv: readonly string[]): Invocation {
+  const out: Invocation = { json: false, daemon: false, args: [] };
+  let i = readOptions(argv, 0, out);
+  out.command = argv[i];
+  const rest = argv.slice(i + 1);
+  if (out.command !== undefined && OWN_COMMANDS.has(out.command)) {
+    // Options may come after servicectl's own commands; their other words stay arguments.
+    for (let j = 0; j < rest.length; j++) {
+      const next = rest[j]!.startsWith('-') ? readOptions(rest, j, out, true) : j;
+      if (next === j) out.args.push(rest[j]!);
+      else j = next - 1;
     }
-    stopping = true;
-    server.logger.notice({ signal }, 'received %s, stopping', signal);
-    server.shutdown().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        server.logger.error({ err }, 'stop failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  // A bug in one request's async path must not take the server down: log it loudly and keep serving.
-  process.on('unhandledRejection', (err) => server.logger.error({ err }, 'unhandled promise rejection'));
+  } else out.args = rest;
+  return out;
 }
 
-const { config, command } = parseArgs(process.argv.slice(2));
+/** Reads options from `argv[i]` on; returns the index of the first word that is not one. */
+function readOptions(argv: readonly string[], i: number, out: Invocation, one = false): number {
+  for (; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--config') {
+      out.config = argv[++i];
+      if (out.config === undefined) fail(`--config needs a file\n${USAGE}`, EXIT.usage);
+    } else if (arg.startsWith('--config=')) out.config = arg.slice('--config='.length);
+    else if (arg === '--json') out.json = true;
+    else if (arg === '--daemon') out.daemon = true;
+    else if (arg === '-h' || arg === '--help') {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(EXIT.ok);
+    } else if (arg === '--version') {
+      process.stdout.write(`servicectl ${KERNEL_VERSION}\n`);
+      process.exit(EXIT.ok);
+    } else if (arg.startsWith('-') && arg !== '-') fail(`unknown option ${arg}\n${USAGE}`, EXIT.usage);
+    else break;
+    if (one) return i + 1;
+  }
+  return i;
+}
+
+function configFile(given: string | undefined): string {
+  if (given) return given;
+  if (process.env.SERVICE_CONFIG) return process.env.SERVICE_CONFIG;
+  for (const candidate of ['service.yml', 'config.example.yml']) if (existsSync(candidate)) return candidate;
+  return fail(`no configuration file: give one with --config FILE (or set SERVICE_CONFIG)`, EXIT.usage);
+}
+
+const invocation = parse(process.argv.slice(2));
+if (!invocation.command) fail(`no command given\n${USAGE}`, EXIT.usage);
+let location: ConfigLocation;
+try {
+  location = locateConfig(configFile(invocation.config));
+} catch (err) {
+  fail((err as Error).message, EXIT.config);
+}
+const { command, args, json } = invocation;
+const noArgs = () => {
+  if (args.length) fail(`${command} takes no arguments`, EXIT.usage);
+};
+
 switch (command) {
   case 'foreground':
-    await foreground(config);
+    noArgs();
+    await foreground(location, { daemon: invocation.daemon });
     break;
-  case undefined:
-    fail(USAGE);
+  case 'start':
+    noArgs();
+    await start(location);
+    break;
+  case 'stop':
+    noArgs();
+    await stop(location);
+    break;
+  case 'restart':
+    noArgs();
+    await restart(location);
+    break;
+  case 'status':
+    noArgs();
+    await status(location, json);
+    break;
+  case 'help':
+    if (args.length > 1) fail('usage: servicectl help [command | tag]', EXIT.usage);
+    await help(location, args[0]);
     break;
   default:
-    fail(`unknown command '${command}': this version of servicectl only runs the server (${USAGE})`);
+    await runCommand(command!, args, { json, location });
 }

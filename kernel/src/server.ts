@@ -4,25 +4,27 @@
  */
 import { asValue, createContainer, type AwilixContainer } from 'awilix';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { AccountService } from './accounts/accounts.js';
 import { ACCOUNT_MIGRATIONS } from './accounts/migrations.js';
 import { CommandBus } from './commands/bus.js';
 import { CommandRegistry } from './commands/registry.js';
-import type { CommandDecl, CommandHandler } from './commands/types.js';
+import type { CommandDecl } from './commands/types.js';
 import type { ListenerConfig } from './config/listeners.js';
 import type { CommandDoc } from './docs/command-doc.js';
 import { loadConfigFile, type Config, type ConfigContext } from './config/load.js';
+import { ControlServer } from './ctl/control-server.js';
+import { CONTROL_SOCKET } from './ctl/protocol.js';
 import { HookBus } from './hooks/hooks.js';
 import { HttpAuthenticator } from './http/authenticate.js';
 import { HttpHandlerRegistry } from './http/handlers.js';
 import { startHttpListener, type RunningHttpListener } from './http/listener.js';
-import { accountCommands, accountHandlers } from './kernel-commands/accounts.js';
-import { documentationCommands, documentationHandlers } from './kernel-commands/documentation.js';
-import { serverCommands, serverHandlers } from './kernel-commands/server.js';
-import { createLogger, setLogLevel, type Logger } from './log/logger.js';
+import { LogService } from './log/log-service.js';
+import type { Logger } from './log/logger.js';
+import { KERNEL_COMMANDS, kernelCommandHandlers } from './kernel-commands/index.js';
+import { NODE_MIGRATIONS, NodeIdentity } from './node/identity.js';
 import { ModuleCatalog } from './modules/catalog.js';
 import { ModuleManager } from './modules/manager.js';
 import { ScopeRegistry } from './modules/scopes.js';
@@ -38,12 +40,19 @@ export const BUILTIN_MODULES_DIR = fileURLToPath(new URL('../../modules/', impor
 
 export interface ServerOptions {
   readonly configFile: string;
-  /** Log to this logger instead of creating one (tests). */
+  /** Log to this logger instead of the configured file (tests). */
   readonly logger?: Logger;
-  /** Pretty logs (a terminal). */
+  /** Also log to stdout (the foreground). */
+  readonly stdout?: boolean;
+  /** Pretty stdout logs (a terminal). */
   readonly pretty?: boolean;
   /** Called when a command stops or halts the server: exit the process with this status. */
   readonly onExit?: (status: number) => void;
+  /**
+   * Maintenance: configuration, log, storage and the kernel's commands only — no modules, listeners or
+   * control socket. servicectl uses it to run the commands that work (or must run) with the server stopped.
+   */
+  readonly maintenance?: boolean;
 }
 
 interface RunningListener {
@@ -57,12 +66,13 @@ export class Server implements ServerControl {
   #status: ServerControl['status'] = 'starting';
   #startedAt = Date.now();
   #config!: Config;
-  #logger!: Logger;
+  #logs!: LogService;
   #storage!: Storage;
   #catalog!: ModuleCatalog;
   #modules!: ModuleManager;
   #container!: AwilixContainer;
   #listeners: RunningListener[] = [];
+  #control?: ControlServer;
   /** Ports chosen by the system for `port: 0`, kept across a restart. */
   #boundPorts = new Map<number, number>();
   // Recreated on every boot, so a restart starts from a clean slate (no hook or handler left behind).
@@ -86,6 +96,10 @@ export class Server implements ServerControl {
     return this.#status;
   }
 
+  get mode(): ServerControl['mode'] {
+    return this.options.maintenance ? 'maintenance' : 'normal';
+  }
+
   get startedAt(): number {
     return this.#startedAt;
   }
@@ -95,7 +109,11 @@ export class Server implements ServerControl {
   }
 
   get logger(): Logger {
-    return this.#logger;
+    return this.#logs.logger;
+  }
+
+  get #logger(): Logger {
+    return this.#logs?.logger;
   }
 
   get services(): KernelServices {
@@ -133,9 +151,12 @@ export class Server implements ServerControl {
     (this.options.onExit ?? ((status: number) => process.exit(status)))(1);
   }
 
-  /** Graceful stop; safe to call more than once. */
+  /** Graceful stop; safe to call more than once. The log is flushed and closed last. */
   shutdown(): Promise<void> {
-    return this.#serialize(() => this.#teardown());
+    return this.#serialize(async () => {
+      await this.#teardown();
+      await this.#logs?.close();
+    });
   }
 
   reloadConfig(): Promise<void> {
@@ -158,24 +179,39 @@ export class Server implements ServerControl {
     this.#startedAt = Date.now();
     const config = await loadConfigFile(this.options.configFile, this.#configContext());
     this.#config = config;
-    this.#logger ??= this.options.logger ?? createLogger({ level: config.loglevel, pretty: this.options.pretty });
-    setLogLevel(this.#logger, config.loglevel);
+    const logSettings = { level: config.loglevel, rotateCount: config.log_rotate_count, rotateSize: config.log_rotate_size };
+    if (this.#logs) this.#logs.configure(logSettings);
+    else if (this.options.logger) this.#logs = LogService.external(this.options.logger, config.loglevel);
+    else {
+      this.#logs = new LogService({
+        ...logSettings,
+        file: config.log_file ? resolve(config.dataDir, config.log_file) : undefined,
+        stdout: this.options.stdout ?? false,
+        pretty: this.options.pretty ?? false,
+      });
+    }
     try {
       await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
       this.#storage = await Storage.open({ sql: config.sql, dataDir: config.dataDir, defaultDb: config.default_db }, this.#logger);
       await this.#storage.migrate('kernel', ACCOUNT_MIGRATIONS, this.#authDb());
+      await this.#storage.migrate('kernel', NODE_MIGRATIONS, config.default_db);
       this.#catalog = new ModuleCatalog(BUILTIN_MODULES_DIR, join(config.dataDir, 'plugins'));
       this.#createServices();
-      for (const module of config.impliedModules) {
-        this.#logger.info({ module }, 'module %s is enabled because a listener routes requests to it', module);
+      if (!this.options.maintenance) {
+        await this.#services.node.recordStart(config.node_name);
+        for (const module of config.impliedModules) {
+          this.#logger.info({ module }, 'module %s is enabled because a listener routes requests to it', module);
+        }
+        await this.#modules.apply(config.modules);
+        this.#control = await ControlServer.start(join(config.dataDir, CONTROL_SOCKET), this.#services, this.#logger);
+        for (const listener of config.listen) this.#listeners.push(await this.#startListener(listener));
       }
-      await this.#modules.apply(config.modules);
-      for (const listener of config.listen) this.#listeners.push(await this.#startListener(listener));
     } catch (err) {
       await this.#teardown().catch(() => {});
       throw err;
     }
     this.#status = 'started';
+    if (this.options.maintenance) return;
     this.#logger.notice(
       { node: config.node_name, hosts: config.hosts, modules: this.#modules.running(), listeners: this.#listeners.map((l) => `${l.config.module}:${l.port()}`) },
       'service %s started on %s',
@@ -217,6 +253,8 @@ export class Server implements ServerControl {
       server: this,
       httpAuth: new HttpAuthenticator(accounts),
       commandDocs: (options) => this.#commandDocs(options?.runtimeOnly ?? false),
+      catalog: this.#catalog,
+      node: new NodeIdentity(() => this.#storage.db(this.#config.default_db)),
     };
     this.#services = services;
     this.#container = createContainer({ strict: true });
@@ -254,12 +292,8 @@ export class Server implements ServerControl {
   }
 
   #registerKernelCommands(): void {
-    const groups: Array<[readonly CommandDecl[], Record<string, CommandHandler<CommandDecl>>]> = [
-      [accountCommands, accountHandlers(this.#services) as never],
-      [serverCommands, serverHandlers(this.#services) as never],
-      [documentationCommands, documentationHandlers(this.#services) as never],
-    ];
-    for (const [decls, handlers] of groups) for (const decl of decls) this.#registry.register(decl, handlers[decl.name]!, 'kernel');
+    const handlers = kernelCommandHandlers(this.#services, () => this.#logs);
+    for (const decl of KERNEL_COMMANDS) this.#registry.register(decl, handlers.get(decl.name)!, 'kernel');
   }
 
   async #startListener(config: ListenerConfig): Promise<RunningListener> {
@@ -280,12 +314,12 @@ export class Server implements ServerControl {
   async #reload(): Promise<void> {
     const next = await loadConfigFile(this.#config.file, this.#configContext());
     const previous = this.#config;
-    for (const key of ['data_dir', 'sql_type', 'sql_server', 'sql_port', 'sql_database', 'sql_username', 'sql_password', 'default_db', 'auth_method'] as const) {
+    for (const key of ['data_dir', 'log_file', 'sql_type', 'sql_server', 'sql_port', 'sql_database', 'sql_username', 'sql_password', 'default_db', 'auth_method'] as const) {
       if (!isDeepStrictEqual(previous[key], next[key])) this.#logger.warn({ option: key }, 'option %s changed: it takes effect at the next restart', key);
     }
     // Storage-bound options keep their running values until a restart.
     this.#config = { ...next, dataDir: previous.dataDir, sql: previous.sql, default_db: previous.default_db, auth_method: previous.auth_method };
-    setLogLevel(this.#logger, next.loglevel);
+    this.#logs.configure({ level: next.loglevel, rotateCount: next.log_rotate_count, rotateSize: next.log_rotate_size });
     try {
       await this.#modules.apply(next.modules);
     } catch (err) {
@@ -315,6 +349,8 @@ export class Server implements ServerControl {
   async #teardown(): Promise<void> {
     if (this.#status === 'stopped') return;
     this.#status = 'stopping';
+    await this.#control?.close().catch((err: unknown) => this.#logger?.error({ err }, 'closing the control socket failed'));
+    this.#control = undefined;
     for (const listener of this.#listeners.splice(0)) await listener.close().catch((err: unknown) => this.#logger?.error({ err }, 'closing a listener failed'));
     await this.#modules?.stopAll();
     this.#registry.unregisterModule('kernel');

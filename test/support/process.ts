@@ -36,11 +36,16 @@ export interface ServerProcess {
 }
 
 /** Starts `servicectl --config <file> foreground` (or another argv) and waits until /api/status answers. */
-export async function spawnServer(config: (port: number, dir: string) => RawConfig, argv?: (configFile: string) => string[]): Promise<ServerProcess> {
+export async function spawnServer(
+  config: (port: number, dir: string) => RawConfig,
+  argv?: (configFile: string) => string[],
+  prepare?: (dir: string) => Promise<void>,
+): Promise<ServerProcess> {
   const dir = await mkdtemp(join(tmpdir(), 'service-proc-'));
   const port = await freePort();
   const configFile = join(dir, 'service.yml');
   await writeFile(configFile, stringify({ data_dir: join(dir, 'data'), ...config(port, dir) }));
+  await prepare?.(dir);
   const args = argv ? argv(configFile) : [SERVICECTL, '--config', configFile, 'foreground'];
   const child = spawn(args[0] === 'npm' ? 'npm' : process.execPath, args[0] === 'npm' ? args.slice(1) : args, {
     cwd: REPO,

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { AccessControl } from '../access/access-control.js';
 import type { Logger } from '../log/logger.js';
 import { SECRET_KEYS } from '../log/logger.js';
+import { closest } from '../config/option-spec.js';
 import { coerceArgs, type ArgInput } from './coerce.js';
 import { CommandError, asCommandError } from './errors.js';
 import type { CommandRegistry } from './registry.js';
@@ -44,6 +45,7 @@ export class CommandBus {
     try {
       command = this.registry.resolve(name, options.version) ?? (await this.unknown(name, options.version));
       const args = coerceArgs(command.decl, input);
+      if (this.logger.isLevelEnabled('debug')) this.logger.debug({ command: name, requestId: caller.requestId, args: maskSecrets(args) }, 'command %s arguments', name);
       this.authorize(command, caller);
       const call: CallContext = {
         caller,
@@ -77,8 +79,11 @@ export class CommandBus {
     }
     const module = await this.catalog(name).catch(() => undefined);
     if (module) throw new CommandError('unknown_command', `unknown command ${name}: it is provided by module ${module}, which is not enabled`);
-    const similar = this.registry.names().filter((n) => n.includes(name) || name.includes(n));
-    const hint = similar.length && similar.length <= 3 ? ` (did you mean ${similar.join(', ')}?)` : '';
+    const names = this.registry.names();
+    const near = closest(name, names, 3);
+    const containing = names.filter((n) => n.includes(name) && !near.includes(n));
+    const similar = [...near, ...(containing.length <= 3 ? containing : [])].slice(0, 3);
+    const hint = similar.length ? ` (did you mean ${similar.join(', ')}?)` : '';
     throw new CommandError('unknown_command', `unknown command ${name}${hint}`);
   }
 

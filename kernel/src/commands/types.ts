@@ -76,6 +76,11 @@ export interface CommandDecl {
   readonly examples?: readonly CommandExample[];
   /** Refused on every frontend but servicectl. */
   readonly cliOnly?: boolean;
+  /**
+   * `allowed`: with the server stopped, servicectl runs it in a maintenance kernel (configuration, storage,
+   * kernel commands). `required`: it may only run that way. Only kernel commands can be offline.
+   */
+  readonly offline?: 'allowed' | 'required';
   /** Old argument names still accepted: old name → current name. */
   readonly argsRename?: Readonly<Record<string, string>>;
 }

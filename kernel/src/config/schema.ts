@@ -19,7 +19,20 @@ export const TOP_LEVEL_SCHEMA = {
     required: true,
     doc: 'The virtual hosts (XMPP domains) this server serves.',
   },
-  loglevel: { type: 'enum', values: LOG_LEVELS, default: 'info', doc: 'Log verbosity: none, emergency, alert, critical, error, warning, notice, info or debug.' },
+  loglevel: { type: 'enum', values: LOG_LEVELS, default: 'info', doc: 'Log verbosity: none, emergency, alert, critical, error, warning, notice, info or debug. set_loglevel changes it at runtime.' },
+  log_file: {
+    type: 'string',
+    default: 'service.log',
+    doc: 'The log file (JSON lines), relative to data_dir; an empty string writes none. In the foreground the log also goes to stdout.',
+  },
+  log_rotate_count: { type: 'integer', min: 0, max: 100, default: 1, doc: 'Rotated log files kept (service.log.1 … service.log.N); 0 keeps none.' },
+  log_rotate_size: {
+    type: 'integer',
+    min: 1024,
+    infinity: true,
+    default: 10485760,
+    doc: "Rotate the log file when it grows past this many bytes (checked every 10 seconds); 'infinity' rotates only on rotate_log.",
+  },
   data_dir: {
     type: 'string',
     default: 'data',

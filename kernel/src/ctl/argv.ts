@@ -64,7 +64,7 @@ export function parseArgv(decl: CommandDecl, argv: readonly string[]): Record<st
       return;
     }
     if (typeof type === 'object' && 'object' in type && last && argv.length - i > 1) {
-      out[arg.name] = parseObjectWords(arg, type.object, argv.slice(i));
+      out[arg.name] = parseObjectWords(arg, argv.slice(i));
       i = argv.length;
       return;
     }
@@ -110,7 +110,7 @@ function parseListWord(arg: ArgDecl, word: string): unknown[] {
   return word.split(';').map((element) => parseElement(arg, item.object, element, ','));
 }
 
-function parseObjectWords(arg: ArgDecl, fields: readonly FieldDecl[], words: readonly string[]): Record<string, unknown> {
+function parseObjectWords(arg: ArgDecl, words: readonly string[]): Record<string, unknown> {
   if (words.length === 1 && looksJson(words[0]!)) return json(arg, words[0]!) as Record<string, unknown>;
   return Object.fromEntries(words.map((w) => splitPair(arg, w)));
 }

@@ -20,6 +20,8 @@ export interface HookMap {
   clear_cache: [];
   /** The configuration was reloaded and applied. */
   config_reloaded: [];
+  /** mnesia_change: stored data of node `from` now belongs to node `to` (the server is stopped). */
+  rename_node: [from: string, to: string];
 }
 
 export type HookName = keyof HookMap;

@@ -12,6 +12,8 @@ import type { HttpAuthenticator } from '../http/authenticate.js';
 import type { HttpHandlerRegistry } from '../http/handlers.js';
 import type { Logger } from '../log/logger.js';
 import type { Storage } from '../storage/database.js';
+import type { NodeIdentity } from '../node/identity.js';
+import type { ModuleCatalog } from './catalog.js';
 import type { ScopeRegistry } from './scopes.js';
 
 /** Stop, restart and reload the server from a command. */
@@ -25,6 +27,8 @@ export interface ServerControl {
   /** Re-reads the configuration file; throws a ConfigError (and changes nothing) when it is invalid. */
   reloadConfig(): Promise<void>;
   readonly status: 'starting' | 'started' | 'stopping' | 'stopped';
+  /** `maintenance`: started by servicectl to run an offline command (no modules, listeners or control socket). */
+  readonly mode: 'normal' | 'maintenance';
   readonly startedAt: number;
 }
 
@@ -43,6 +47,10 @@ export interface KernelServices {
   readonly httpAuth: HttpAuthenticator;
   readonly scopes: ScopeRegistry;
   readonly server: ServerControl;
+  /** Where modules come from (built-in and installed plugins) and their declarations. */
+  readonly catalog: ModuleCatalog;
+  /** This node's identity in stored data. */
+  readonly node: NodeIdentity;
   /**
    * Every known command, sorted by name: the loaded ones (`runtime`), then, unless `runtimeOnly`, those of
    * available modules that are not enabled.

@@ -86,17 +86,43 @@ function checkNames(owner: string, migrations: readonly Migration[]): void {
   }
 }
 
+function createMigrationsTable(knex: Knex): Knex.SchemaBuilder {
+  return knex.schema.createTable(MIGRATIONS_TABLE, (table) => {
+    // Ids are compared exactly; MySQL's default collation would not.
+    if (sqlClientOf(knex) === 'mysql2') table.collate('utf8mb4_bin');
+    table.string('owner', MAX_NAME_LENGTH).notNullable();
+    table.string('id', MAX_NAME_LENGTH).notNullable();
+    table.bigInteger('applied_at').notNullable();
+    table.primary(['owner', 'id']);
+  });
+}
+
+/**
+ * The whole schema as SQL, for `print_sql_schema`: the bookkeeping table, then each owner's migrations
+ * followed by the rows that record them as applied — so a database created from this text is one the
+ * server starts on without trying to create the tables again.
+ */
+export function renderSchema(client: SqlClient, owners: ReadonlyArray<{ owner: string; migrations: readonly Migration[] }>): string {
+  const offline = knexFactory({ client, useNullAsDefault: true });
+  try {
+    const parts = [`-- ${MIGRATIONS_TABLE}\n${createMigrationsTable(offline).toString().trim()};\n`];
+    for (const { owner, migrations } of owners) {
+      if (!migrations.length) continue;
+      checkNames(owner, migrations);
+      parts.push(`-- tables of ${owner}\n${renderMigrations(client, migrations)}`);
+      const rows = migrations.map((m) => ({ owner, id: m.id, applied_at: 0 }));
+      parts.push(`${offline(MIGRATIONS_TABLE).insert(rows).toString()};\n`);
+    }
+    return parts.join('\n');
+  } finally {
+    void offline.destroy();
+  }
+}
+
 async function ensureMigrationsTable(knex: Knex): Promise<void> {
   if (await knex.schema.hasTable(MIGRATIONS_TABLE)) return;
   try {
-    await knex.schema.createTable(MIGRATIONS_TABLE, (table) => {
-      // Ids are compared exactly; MySQL's default collation would not.
-      if (sqlClientOf(knex) === 'mysql2') table.collate('utf8mb4_bin');
-      table.string('owner', MAX_NAME_LENGTH).notNullable();
-      table.string('id', MAX_NAME_LENGTH).notNullable();
-      table.bigInteger('applied_at').notNullable();
-      table.primary(['owner', 'id']);
-    });
+    await createMigrationsTable(knex);
   } catch (err) {
     // Another process may have created it between our check and our create.
     if (!(await knex.schema.hasTable(MIGRATIONS_TABLE))) throw err;

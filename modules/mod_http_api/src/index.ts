@@ -4,11 +4,13 @@
  *   POST /api/<command>   body: a JSON object of arguments ({} or nothing for none)
  *   GET  /api/<command>?arg=value   for commands whose arguments are all scalars
  *   POST /api/v2/<command>          the newest definition at or below API version 2
+ *   GET  /api, /api/openapi.json    the OpenAPI 3.1 description of the loaded commands (openapi-route.ts)
  *
  * Success is 200 with the bare JSON result; every error is {"status":"error","code":…,"message":…}.
  */
 import { CommandError, asCommandError, defineModule, readBodyText, sendError, sendJson, type Caller, type HttpContext, type KernelServices } from '@service/kernel';
 import { parseJsonArgs } from './json-args.js';
+import { openApiTarget, serveOpenApi } from './openapi-route.js';
 
 /** ejabberd's CORS headers, so browser tools written for it keep working. */
 const CORS_HEADERS = {
@@ -46,6 +48,8 @@ function createHandler(services: KernelServices) {
         return;
       }
       const { version, rest } = versionOf(ctx.state.mount, ctx.state.segments);
+      const openApi = ctx.method === 'GET' ? openApiTarget(ctx.state.mount, ctx.state.segments, version, rest) : undefined;
+      if (openApi) return await serveOpenApi(ctx, services, openApi);
       if (rest.length === 0) throw new CommandError('bad_request', 'missing command name: call POST /api/<command> with a JSON object of arguments');
       const name = rest[0]!;
       if (rest.length > 1 || !COMMAND_NAME.test(name)) throw new CommandError('unknown_command', `unknown command ${rest.join('/').slice(0, 100)}`);

@@ -1,0 +1,26 @@
+/**
+ * The kernel's own commands, in one list: the server registers them with their handlers, and servicectl
+ * reads the declarations statically (which commands can run with the server stopped) without booting.
+ */
+import type { CommandDecl, CommandHandler } from '../commands/types.js';
+import type { LogService } from '../log/log-service.js';
+import type { KernelServices } from '../modules/services.js';
+import { accountCommands, accountHandlers } from './accounts.js';
+import { consoleCommands, consoleHandlers } from './console.js';
+import { documentationCommands, documentationHandlers } from './documentation.js';
+import { logCommands, logHandlers } from './logs.js';
+import { serverCommands, serverHandlers } from './server.js';
+
+export const KERNEL_COMMANDS: readonly CommandDecl[] = [...accountCommands, ...serverCommands, ...documentationCommands, ...logCommands, ...consoleCommands];
+
+/** Every kernel command with its handler. */
+export function kernelCommandHandlers(services: KernelServices, logs: () => LogService): Map<string, CommandHandler<CommandDecl>> {
+  const handlers = {
+    ...accountHandlers(services),
+    ...serverHandlers(services),
+    ...documentationHandlers(services),
+    ...logHandlers(logs),
+    ...consoleHandlers(services),
+  } as Record<string, CommandHandler<CommandDecl>>;
+  return new Map(KERNEL_COMMANDS.map((decl) => [decl.name, handlers[decl.name]!]));
+}
