@@ -45,7 +45,7 @@ describe('server commands', () => {
     it('says why dump_config cannot write', async () => {
       const res = await t.api('dump_config', { out: '/nonexistent-dir/x.yml' }, { basic: ADMIN });
       expect(res.status).to.equal(422);
-      expect(res.body.message).to.equal('cannot write /nonexistent-dir/x.yml: ENOENT');
+      expect(res.body.message).to.equal('cannot write /nonexistent-dir/x.yml: ENOENT (the directory does not exist)');
     });
 
     it('runs gc and clear_cache', async () => {

@@ -3,8 +3,6 @@
  * gen_html_doc_for_commands): generated from the command declarations of the running server, including
  * those of modules that are available but not enabled.
  */
-import { writeFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
 import { badArgument, failed } from '../commands/errors.js';
 import { defineCommand, type HandlersFor } from '../commands/types.js';
 import type { CommandDoc } from '../docs/command-doc.js';
@@ -14,6 +12,7 @@ import { renderManual } from '../docs/help-text.js';
 import { htmlCommandsReference } from '../docs/html.js';
 import { markdownCommandsReference, markdownTagsReference } from '../docs/markdown.js';
 import type { KernelServices } from '../modules/services.js';
+import { writeOutputFile } from './write-file.js';
 
 const file = (example: string) =>
   ({
@@ -40,15 +39,6 @@ const examples = {
 const WRITE_FAILURES = 'Fails with 422 when the file cannot be written (missing directory, no permission), naming the path and the reason.';
 
 /** The usual reasons a write fails, in words. */
-const WRITE_ERRORS: Readonly<Record<string, string>> = {
-  ENOENT: 'the directory does not exist',
-  ENOTDIR: 'a part of the path is not a directory',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'it is a directory',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on the device',
-};
 
 export const documentationCommands = [
   defineCommand({
@@ -113,17 +103,7 @@ export function documentationHandlers(services: KernelServices): HandlersFor<typ
     if (!docs.length) throw badArgument('regexp', `argument 'regexp' ('${pattern}') matches no command name nor module name`);
     return docs;
   };
-  const write = async (path: string, text: string) => {
-    if (!path) throw badArgument('file', "argument 'file' must be a file path");
-    const target = isAbsolute(path) ? path : resolve(services.config().dataDir, path);
-    try {
-      // No recursive mkdir: the directory must exist (Node's recursive mkdir can spin forever on /proc).
-      await writeFile(target, text);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw failed(`cannot write ${target}: ${code ? `${code}${WRITE_ERRORS[code] ? ` (${WRITE_ERRORS[code]})` : ''}` : (err as Error).message}`);
-    }
-  };
+  const write = (path: string, text: string) => writeOutputFile('file', path, services.config().dataDir, text);
   return {
     man: async () => renderManual(await services.commandDocs()),
     gen_markdown_doc_for_commands: async ({ file, regexp, examples }) => {

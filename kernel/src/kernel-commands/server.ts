@@ -2,16 +2,15 @@
  * Server commands that are always present: status, stop, restart, halt, reload_config, dump_config, gc,
  * clear_cache.
  */
-import { writeFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ConfigError } from '../config/errors.js';
 import { dumpConfig } from '../config/dump.js';
-import { CommandError, failed } from '../commands/errors.js';
+import { failed } from '../commands/errors.js';
 import { defineCommand, type HandlersFor } from '../commands/types.js';
 import type { KernelServices } from '../modules/services.js';
 import { KERNEL_VERSION } from '../version.js';
+import { writeOutputFile } from './write-file.js';
 
 export const serverCommands = [
   defineCommand({
@@ -120,16 +119,8 @@ export function serverHandlers(services: KernelServices): HandlersFor<typeof ser
         throw failed(`the configuration was not reloaded: ${(err as Error).message}`);
       }
     },
-    dump_config: async ({ out }) => {
-      if (!out) throw new CommandError('bad_argument', "argument 'out' must be a file path", 'out');
-      const path = isAbsolute(out) ? out : resolve(services.config().dataDir, out);
-      try {
-        // No recursive mkdir: the directory must exist (Node's recursive mkdir can spin forever on /proc).
-        await writeFile(path, dumpConfig(services.config()), { mode: 0o600 });
-      } catch (err) {
-        throw failed(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      }
-    },
+    // 0600: the running configuration, even with its secrets masked, is the operator's business.
+    dump_config: ({ out }) => writeOutputFile('out', out, services.config().dataDir, dumpConfig(services.config()), 0o600),
     gc: () => fullGc(),
     // The account service and every module with a cache join the clear_cache hook.
     clear_cache: () => services.hooks.run('clear_cache'),

@@ -1,0 +1,29 @@
+/**
+ * Commands that write a file for the operator (dump_config, the documentation generators): a relative path
+ * is relative to data_dir, the directory must exist (no recursive mkdir: Node's can spin forever on /proc),
+ * and a failure says why in words.
+ */
+import { writeFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { badArgument, failed } from '../commands/errors.js';
+
+const WRITE_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: 'the directory does not exist',
+  ENOTDIR: 'a part of the path is not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a directory',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+};
+
+export async function writeOutputFile(argument: string, path: string, dataDir: string, text: string, mode?: number): Promise<void> {
+  if (!path) throw badArgument(argument, `argument '${argument}' must be a file path`);
+  const target = isAbsolute(path) ? path : resolve(dataDir, path);
+  try {
+    await writeFile(target, text, mode === undefined ? undefined : { mode });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw failed(`cannot write ${target}: ${code ? `${code}${WRITE_ERRORS[code] ? ` (${WRITE_ERRORS[code]})` : ''}` : (err as Error).message}`);
+  }
+}
