@@ -151,10 +151,16 @@ export class AccountService {
     return Number(result?.n ?? 0);
   }
 
-  /** Replaces the plain passwords stored for a host by SCRAM keys of every hash; returns how many. */
-  async convertToScram(host: string): Promise<number> {
+  /**
+   * Replaces the plain passwords stored for a host by SCRAM keys of every hash; returns how many. Long on a
+   * big host (a key derivation per account): `progress` hears how far it is after each batch.
+   */
+  async convertToScram(host: string, progress?: (done: number, total: number) => void): Promise<number> {
     const vhost = this.#servedHost(host);
     const iterations = this.#iterations();
+    const [pending] = (await this.#db()(USERS_TABLE).where({ host: vhost }).whereNotNull('password').count({ n: '*' })) as { n: number | string }[];
+    const total = Number(pending?.n ?? 0);
+    let done = 0;
     let converted = 0;
     let after = '';
     for (;;) {
@@ -173,6 +179,8 @@ export class AccountService {
         return this.#db()(USERS_TABLE).where({ host: vhost, username, password }).update(columns);
       });
       converted += results.reduce((sum, n) => sum + n, 0);
+      done += batch.length;
+      progress?.(done, total);
     }
     this.#logger.info({ host: vhost, converted }, 'plain passwords converted to SCRAM');
     return converted;

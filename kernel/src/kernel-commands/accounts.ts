@@ -81,7 +81,7 @@ export function accountHandlers(services: KernelServices): HandlersFor<typeof ac
     registered_users: async ({ host }) => accounts.listUsers(servedHost(host)),
     registered_vhosts: () => [...services.config().hosts].sort(),
     convert_to_scram: async ({ host }, call) => {
-      const converted = await accounts.convertToScram(servedHost(host));
+      const converted = await accounts.convertToScram(servedHost(host), (done, total) => call.progress(done, total, 'accounts'));
       call.log.info({ host, converted }, 'converted %d plain passwords of %s to SCRAM', converted, host);
     },
   };
