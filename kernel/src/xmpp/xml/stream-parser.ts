@@ -1,0 +1,220 @@
+/**
+ * The XMPP framing layer over saxes: bytes in, the stream header, each top-level element (stanzas and
+ * stream-level elements), and the stream end out. It enforces RFC 6120 §11's restrictions and the
+ * server's limits, and reports the first violation as the stream error condition it calls for; after
+ * that it ignores input. A stream restart needs a new parser.
+ *
+ *   invalid UTF-8, malformed XML, text between stanzas  → not-well-formed
+ *   DTD, comment, processing instruction, an entity other than the five predefined ones → restricted-xml
+ *   a stanza larger than max_stanza_size, nesting deeper than maxDepth → policy-violation
+ */
+import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { XmlElement } from './element.js';
+import { ReferenceGuard } from './reference-guard.js';
+
+export type ParseErrorCondition = 'not-well-formed' | 'restricted-xml' | 'policy-violation';
+
+export interface StreamParserLimits {
+  /** Bytes of one top-level element; Infinity for none. */
+  readonly maxStanzaSize: number;
+  /** Element nesting below the stream root. */
+  readonly maxDepth: number;
+}
+
+export interface StreamParserHandlers {
+  /** The root element opened: `<stream:stream …>` (or anything else, for the caller to refuse). */
+  streamStart(name: string, attrs: Record<string, string>, ns: string | undefined): void;
+  element(element: XmlElement): void;
+  streamEnd(): void;
+  error(condition: ParseErrorCondition, text: string): void;
+}
+
+export const DEFAULT_LIMITS: StreamParserLimits = { maxStanzaSize: 262144, maxDepth: 64 };
+
+export class StreamParser {
+  readonly #parser: SaxesParser<{ xmlns: true; position: true }>;
+  readonly #decoder = new TextDecoder('utf-8', { fatal: true });
+  readonly #references = new ReferenceGuard();
+  /** The chunk being parsed and the character offset where it starts, to size a stanza that ends in it. */
+  #chunk = '';
+  #chunkStart = 0;
+  /** Open elements below the root; [0] is the top-level element being built. */
+  readonly #stack: XmlElement[] = [];
+  #rootOpen = false;
+  #failed = false;
+  #stanzaBytes = 0;
+  /** Character offset (saxes position) where the current top-level element started. */
+  #stanzaStart = -1;
+
+  constructor(
+    private readonly handlers: StreamParserHandlers,
+    private readonly limits: StreamParserLimits = DEFAULT_LIMITS,
+  ) {
+    const parser = new SaxesParser({ xmlns: true, position: true });
+    this.#parser = parser;
+    parser.on('error', (err) => {
+      const message = err.message.replace(/^[^:]*:\d+:\d+: /, '');
+      // An undefined entity is a reference we refuse to resolve, not a typo in the XML.
+      this.#fail(/undefined entity/i.test(message) ? 'restricted-xml' : 'not-well-formed', message);
+    });
+    parser.on('doctype', () => this.#fail('restricted-xml', 'a document type declaration is not allowed in XMPP'));
+    parser.on('comment', () => this.#fail('restricted-xml', 'comments are not allowed in XMPP'));
+    parser.on('processinginstruction', (pi) => {
+      this.#fail('restricted-xml', `processing instructions are not allowed in XMPP (<?${pi.target}…?>)`);
+    });
+    parser.on('opentag', (tag) => this.#open(tag));
+    parser.on('closetag', () => this.#close());
+    parser.on('text', (text) => this.#text(text));
+    parser.on('cdata', (text) => this.#text(text));
+  }
+
+  get failed(): boolean {
+    return this.#failed;
+  }
+
+  /** Feeds raw bytes from the transport. */
+  write(chunk: Buffer | Uint8Array): void {
+    if (this.#failed) return;
+    let text: string;
+    try {
+      text = this.#decoder.decode(chunk, { stream: true });
+    } catch {
+      this.#fail('not-well-formed', 'the stream is not valid UTF-8');
+      return;
+    }
+    this.writeText(text, chunk.byteLength);
+  }
+
+  /** Feeds text (already decoded); `bytes` is its UTF-8 size when known. */
+  writeText(text: string, bytes = Buffer.byteLength(text)): void {
+    if (this.#failed || text === '') return;
+    const problem = this.#references.check(text);
+    if (problem) {
+      this.#fail('not-well-formed', problem);
+      return;
+    }
+    const startChar = this.#parser.position;
+    this.#chunk = text;
+    this.#chunkStart = startChar;
+    try {
+      this.#parser.write(text);
+    } catch (err) {
+      this.#fail('not-well-formed', (err as Error).message);
+      return;
+    }
+    if (this.#failed || this.#stack.length === 0) return;
+    // Count the bytes of this chunk that belong to the element being built.
+    const fromChar = Math.max(this.#stanzaStart - startChar, 0);
+    this.#stanzaBytes += fromChar === 0 ? bytes : Buffer.byteLength(text.slice(fromChar));
+    if (this.#stanzaBytes > this.limits.maxStanzaSize) {
+      this.#fail('policy-violation', `stanza larger than the server's limit of ${this.limits.maxStanzaSize} bytes`);
+    }
+  }
+
+  /** The peer closed the connection: nothing more will come. */
+  end(): void {
+    this.#failed = true;
+  }
+
+  #fail(condition: ParseErrorCondition, text: string): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#stack.length = 0;
+    this.handlers.error(condition, text);
+  }
+
+  #open(tag: SaxesTagNS): void {
+    if (this.#failed) return;
+    const attrs: Record<string, string> = {};
+    for (const [name, attr] of Object.entries(tag.attributes)) attrs[name] = typeof attr === 'string' ? attr : attr.value;
+    if (!this.#rootOpen) {
+      this.#rootOpen = true;
+      this.handlers.streamStart(tag.name, attrs, tag.uri || undefined);
+      return;
+    }
+    if (this.#stack.length >= this.limits.maxDepth) {
+      this.#fail('policy-violation', `elements nested deeper than ${this.limits.maxDepth} levels`);
+      return;
+    }
+    const element = new XmlElement(tag.name, attrs, [], tag.uri || undefined);
+    const parent = this.#stack[this.#stack.length - 1];
+    if (parent) parent.children.push(element);
+    else {
+      this.#stanzaStart = this.#parser.position;
+      this.#stanzaBytes = 0;
+    }
+    this.#stack.push(element);
+  }
+
+  #close(): void {
+    if (this.#failed) return;
+    const element = this.#stack.pop();
+    if (!element) {
+      this.#failed = true;
+      this.handlers.streamEnd();
+      return;
+    }
+    if (this.#stack.length === 0) {
+      // A stanza that ends in this chunk: add the bytes of its part of the chunk, then check.
+      const from = Math.max(this.#stanzaStart - this.#chunkStart, 0);
+      const size = this.#stanzaBytes + Buffer.byteLength(this.#chunk.slice(from, this.#parser.position - this.#chunkStart));
+      this.#stanzaStart = -1;
+      this.#stanzaBytes = 0;
+      if (size > this.limits.maxStanzaSize) {
+        this.#fail('policy-violation', `stanza larger than the server's limit of ${this.limits.maxStanzaSize} bytes`);
+        return;
+      }
+      this.handlers.element(element);
+    }
+  }
+
+  #text(text: string): void {
+    if (this.#failed) return;
+    const current = this.#stack[this.#stack.length - 1];
+    if (current) {
+      const last = current.children[current.children.length - 1];
+      if (typeof last === 'string') current.children[current.children.length - 1] = last + text;
+      else current.children.push(text);
+    } else if (this.#rootOpen && /[^\s]/.test(text)) {
+      this.#fail('not-well-formed', 'text is not allowed between stanzas');
+    }
+  }
+}
+
+/**
+ * Parses one complete element from text (a WebSocket frame, an admin command's stanza argument) with the
+ * same restrictions. Throws a ParseError with the condition.
+ */
+export class ParseError extends Error {
+  constructor(
+    readonly condition: ParseErrorCondition | 'bad-format',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ParseError';
+  }
+}
+
+export function parseElement(text: string, limits: StreamParserLimits = DEFAULT_LIMITS): XmlElement {
+  let root: XmlElement | undefined;
+  let error: ParseError | undefined;
+  // Reuse the stream parser by wrapping the text in a synthetic root; a leading XML declaration is allowed.
+  const parser = new StreamParser(
+    {
+      streamStart: () => {},
+      element: (element) => {
+        if (root) error ??= new ParseError('bad-format', 'expected one element, got several');
+        root = element;
+      },
+      streamEnd: () => {},
+      error: (condition, message) => (error ??= new ParseError(condition, message)),
+    },
+    limits,
+  );
+  parser.writeText('<root>');
+  parser.writeText(text.replace(/^\s*<\?xml\s[^?]*\?>/, ''));
+  if (!error) parser.writeText('</root>');
+  if (error) throw error;
+  if (!root) throw new ParseError('bad-format', 'expected an XML element');
+  return root;
+}

@@ -1,0 +1,110 @@
+/**
+ * The XMPP framing layer: stanzas out of a byte stream, and the right error for each kind of bad input.
+ */
+import { expect } from 'chai';
+import { StreamParser, parseElement, ParseError, type ParseErrorCondition } from '../../kernel/src/xmpp/xml/stream-parser.js';
+import type { XmlElement } from '../../kernel/src/xmpp/xml/element.js';
+
+const HEADER = "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' to='localhost' version='1.0'>";
+
+function feed(chunks: Array<string | Buffer>, limits = { maxStanzaSize: 1024, maxDepth: 16 }) {
+  const out = { start: undefined as undefined | { name: string; attrs: Record<string, string>; ns?: string }, elements: [] as XmlElement[], ended: false, error: undefined as undefined | { condition: ParseErrorCondition; text: string } };
+  const parser = new StreamParser(
+    {
+      streamStart: (name, attrs, ns) => (out.start = { name, attrs, ns }),
+      element: (el) => out.elements.push(el),
+      streamEnd: () => (out.ended = true),
+      error: (condition, text) => (out.error ??= { condition, text }),
+    },
+    limits,
+  );
+  for (const chunk of chunks) parser.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return out;
+}
+
+describe('stream parser', () => {
+  it('reads the header, stanzas split across chunks, and the end', () => {
+    const out = feed([HEADER, "<message to='a@localhost' type='chat'><bo", 'dy>h&amp;i &#x263A;</body></message>  \n', '<presence/></stream:stream>']);
+    expect(out.start).to.deep.include({ name: 'stream:stream', ns: 'http://etherx.jabber.org/streams' });
+    expect(out.start!.attrs).to.include({ to: 'localhost', version: '1.0', xmlns: 'jabber:client' });
+    expect(out.elements.map((e) => e.name)).to.deep.equal(['message', 'presence']);
+    expect(out.elements[0]!.ns).to.equal('jabber:client');
+    expect(out.elements[0]!.getChildText('body')).to.equal('h&i ☺');
+    expect(out.elements[1]!.toString()).to.equal('<presence/>');
+    expect(out.ended).to.equal(true);
+    expect(out.error).to.equal(undefined);
+  });
+
+  it('keeps namespaces of payloads and serializes safely', () => {
+    const out = feed([HEADER, "<iq type='get' id='1'><query xmlns='jabber:iq:roster' ver='a&lt;b'/></iq>"]);
+    const query = out.elements[0]!.getChild('query', 'jabber:iq:roster');
+    expect(query?.attr('ver')).to.equal('a<b');
+    expect(out.elements[0]!.toString()).to.equal("<iq type='get' id='1'><query xmlns='jabber:iq:roster' ver='a&lt;b'/></iq>");
+  });
+
+  it('decodes a character split across chunks', () => {
+    const bytes = Buffer.from(`${HEADER}<message><body>é</body></message>`);
+    const cut = bytes.indexOf(Buffer.from('é')) + 1;
+    const out = feed([bytes.subarray(0, cut), bytes.subarray(cut)]);
+    expect(out.elements[0]!.getChildText('body')).to.equal('é');
+  });
+
+  const refusals: Array<[string, Array<string | Buffer>, ParseErrorCondition]> = [
+    ['a DTD (billion laughs)', ['<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><stream:stream>'], 'restricted-xml'],
+    ['a comment', [HEADER, '<!-- hi --><presence/>'], 'restricted-xml'],
+    ['a processing instruction', [HEADER, '<?foo bar?>'], 'restricted-xml'],
+    ['an undefined entity', [HEADER, '<message><body>&lol;</body></message>'], 'restricted-xml'],
+    ['a bare ampersand', [HEADER, '<message><body>a & b</body></message>'], 'not-well-formed'],
+    ['invalid UTF-8', [HEADER, Buffer.from([0x3c, 0x61, 0xff, 0xfe, 0x2f, 0x3e])], 'not-well-formed'],
+    ['mismatched tags', [HEADER, '<message></presence>'], 'not-well-formed'],
+    ['text between stanzas', [HEADER, 'hello<presence/>'], 'not-well-formed'],
+    ['a control character', [HEADER, '<message>\u0001</message>'], 'not-well-formed'],
+    ['a stanza over the size limit', [HEADER, `<message><body>${'x'.repeat(2000)}</body></message>`], 'policy-violation'],
+    ['a stanza over the limit, a byte at a time', [HEADER, ...`<message><body>${'x'.repeat(1100)}`.split('')], 'policy-violation'],
+    ['nesting over the depth limit', [HEADER, '<a>'.repeat(40)], 'policy-violation'],
+  ];
+  for (const [what, chunks, condition] of refusals) {
+    it(`refuses ${what} with ${condition}`, () => {
+      const out = feed(chunks);
+      expect(out.error?.condition, out.error?.text).to.equal(condition);
+    });
+  }
+
+  it('counts the limit per stanza, not per stream', () => {
+    const stanza = `<message><body>${'y'.repeat(600)}</body></message>`;
+    const out = feed([HEADER, stanza, stanza, stanza]);
+    expect(out.error).to.equal(undefined);
+    expect(out.elements).to.have.length(3);
+  });
+
+  it('accepts ampersands inside CDATA, also with the markers split across chunks', () => {
+    const out = feed([HEADER, '<message><body><![CDA', 'TA[a & b ]', ']> &lt;&#38;</body></message>']);
+    expect(out.error).to.equal(undefined);
+    expect(out.elements[0]!.getChildText('body')).to.equal('a & b  <&');
+  });
+
+  it('ignores whitespace keepalives', () => {
+    const out = feed([HEADER, ' ', '\n', '<presence/>', ' ']);
+    expect(out.error).to.equal(undefined);
+    expect(out.elements).to.have.length(1);
+  });
+
+  describe('parseElement', () => {
+    it('parses one element', () => {
+      const el = parseElement("<message to='a@b' xmlns='jabber:client'><body>hi</body></message>");
+      expect(el.name).to.equal('message');
+      expect(el.ns).to.equal('jabber:client');
+    });
+
+    it('refuses several elements, text and bad XML with a reason', () => {
+      expect(() => parseElement('<a/><b/>')).to.throw(ParseError, /one element/);
+      expect(() => parseElement('hello')).to.throw(ParseError);
+      expect(() => parseElement('<a>')).to.throw(ParseError);
+      try {
+        parseElement('<a><!-- x --></a>');
+      } catch (err) {
+        expect((err as ParseError).condition).to.equal('restricted-xml');
+      }
+    });
+  });
+});
