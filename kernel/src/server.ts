@@ -4,7 +4,7 @@
  */
 import { asValue, createContainer, type AwilixContainer } from 'awilix';
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { AccountService } from './accounts/accounts.js';
@@ -23,8 +23,16 @@ import { HttpHandlerRegistry } from './http/handlers.js';
 import { startHttpListener, type RunningHttpListener } from './http/listener.js';
 import { LogService } from './log/log-service.js';
 import type { Logger } from './log/logger.js';
-import { KERNEL_COMMANDS, kernelCommandHandlers } from './kernel-commands/index.js';
+import { kernelCommandHandlers } from './kernel-commands/index.js';
 import { NODE_MIGRATIONS, NodeIdentity } from './node/identity.js';
+import type { C2sListenerConfig } from './config/listeners.js';
+import { startC2sListener } from './xmpp/c2s/listener.js';
+import type { C2SEnvironment } from './xmpp/c2s/stream.js';
+import { WEBSOCKET_HANDLER, webSocketEndpoint, type WebSocketEndpoint } from './xmpp/c2s/websocket.js';
+import { StreamError } from './xmpp/errors.js';
+import { XmppService } from './xmpp/service.js';
+import { certificateStore, loadCertificates, selfSignedCertificate, type CertificateStore } from './xmpp/tls/certificates.js';
+import { DEFAULT_LIMITS } from './xmpp/xml/stream-parser.js';
 import { ModuleCatalog } from './modules/catalog.js';
 import { ModuleManager } from './modules/manager.js';
 import { ScopeRegistry } from './modules/scopes.js';
@@ -33,7 +41,7 @@ import { Storage, type DbKind } from './storage/database.js';
 import { KERNEL_VERSION } from './version.js';
 
 /** Request handlers served by the kernel itself; modules add theirs by name. */
-export const KERNEL_HANDLERS: readonly string[] = [];
+export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER];
 
 /** The built-in modules live next to the kernel package in the repository. */
 export const BUILTIN_MODULES_DIR = fileURLToPath(new URL('../../modules/', import.meta.url));
@@ -73,6 +81,9 @@ export class Server implements ServerControl {
   #container!: AwilixContainer;
   #listeners: RunningListener[] = [];
   #control?: ControlServer;
+  #c2sEnvironment!: C2SEnvironment;
+  #websocket?: WebSocketEndpoint;
+  #certificates?: CertificateStore;
   /** Ports chosen by the system for `port: 0`, kept across a restart. */
   #boundPorts = new Map<number, number>();
   // Recreated on every boot, so a restart starts from a clean slate (no hook or handler left behind).
@@ -255,8 +266,33 @@ export class Server implements ServerControl {
       commandDocs: (options) => this.#commandDocs(options?.runtimeOnly ?? false),
       catalog: this.#catalog,
       node: new NodeIdentity(() => this.#storage.db(this.#config.default_db)),
+      xmpp: new XmppService(this.#hooks, accounts, () => this.#config.hosts, this.#logger),
     };
     this.#services = services;
+    this.#c2sEnvironment = {
+      xmpp: services.xmpp,
+      accounts,
+      hooks: this.#hooks,
+      logger: this.#logger,
+      hosts: () => this.#config.hosts,
+      disabledMechanisms: () => this.#config.disable_sasl_mechanisms,
+      access: () => this.#config.access,
+    };
+    // An account that is removed is logged out everywhere.
+    this.#hooks.add('remove_user', async (user, host) => {
+      await services.xmpp.kickAccount(`${user}@${host}`, new StreamError('not-authorized', 'Your account has been removed'));
+    }, 10);
+    const websocket = webSocketEndpoint(this.#c2sEnvironment, () => {
+      const c2s = this.#config.listen.find((l): l is C2sListenerConfig => l.module === 'service_c2s');
+      return {
+        maxStanzaSize: c2s?.max_stanza_size ?? DEFAULT_LIMITS.maxStanzaSize,
+        access: c2s?.access ?? 'all',
+        negotiationTimeoutMs: (c2s?.negotiation_timeout ?? 30) * 1000,
+      };
+    });
+    this.#websocket = websocket;
+    this.#http.register(WEBSOCKET_HANDLER, websocket.http, 'kernel');
+    this.#http.registerUpgrade(WEBSOCKET_HANDLER, websocket.upgrade, 'kernel');
     this.#container = createContainer({ strict: true });
     this.#container.register(Object.fromEntries(Object.entries(services).map(([k, v]) => [k, asValue(v)])));
     this.#registerKernelCommands();
@@ -292,8 +328,7 @@ export class Server implements ServerControl {
   }
 
   #registerKernelCommands(): void {
-    const handlers = kernelCommandHandlers(this.#services, () => this.#logs);
-    for (const decl of KERNEL_COMMANDS) this.#registry.register(decl, handlers.get(decl.name)!, 'kernel');
+    for (const [decl, handler] of kernelCommandHandlers(this.#services, () => this.#logs)) this.#registry.register(decl, handler, 'kernel');
   }
 
   async #startListener(config: ListenerConfig): Promise<RunningListener> {
@@ -307,8 +342,23 @@ export class Server implements ServerControl {
       this.#logger.info({ port: http.port(), ip: effective.ip, handlers: effective.request_handlers }, 'listening for HTTP on %s port %d', effective.ip, http.port());
       return { config, http, close: () => http.close(), port: () => http.port() };
     }
+    if (effective.module === 'service_c2s') {
+      const c2s = await startC2sListener(effective, this.#c2sEnvironment, await this.#tls());
+      if (config.port === 0) this.#boundPorts.set(index, c2s.port());
+      this.#logger.info({ port: c2s.port(), ip: effective.ip, tls: effective.tls, starttls_required: effective.starttls_required }, 'listening for XMPP clients on %s port %d', effective.ip, c2s.port());
+      return { config, close: () => c2s.close(), port: () => c2s.port() };
+    }
     this.#logger.warn({ module: effective.module, port: effective.port }, 'listener %s on port %d is configured, but this release does not serve it yet', effective.module, effective.port);
     return { config, close: async () => {}, port: () => effective.port };
+  }
+
+  /** The TLS certificates of client streams: certfiles, or a generated self-signed one. Loaded once per boot. */
+  async #tls(): Promise<CertificateStore> {
+    if (!this.#certificates) {
+      const files = this.#config.certfiles.length ? this.#config.certfiles.map((f) => resolve(dirname(this.#config.file), f)) : [await selfSignedCertificate(this.#config.dataDir, this.#config.hosts, this.#logger)];
+      this.#certificates = certificateStore(await loadCertificates(files));
+    }
+    return this.#certificates;
   }
 
   async #reload(): Promise<void> {
@@ -349,6 +399,8 @@ export class Server implements ServerControl {
   async #teardown(): Promise<void> {
     if (this.#status === 'stopped') return;
     this.#status = 'stopping';
+    this.#websocket?.close();
+    this.#certificates = undefined;
     await this.#control?.close().catch((err: unknown) => this.#logger?.error({ err }, 'closing the control socket failed'));
     this.#control = undefined;
     for (const listener of this.#listeners.splice(0)) await listener.close().catch((err: unknown) => this.#logger?.error({ err }, 'closing a listener failed'));

@@ -46,6 +46,13 @@ const C2S = {
   max_stanza_size: { type: 'integer', min: 1024, infinity: true, default: 262144, doc: 'Largest stanza in bytes; beyond it the stream is closed with policy-violation.' },
   access: { type: 'string', default: 'all', doc: 'Access rule deciding who may log in through this listener.' },
   shaper: { type: 'string', default: 'none', doc: 'Traffic shaper for incoming data.' },
+  negotiation_timeout: {
+    type: 'integer',
+    min: 1,
+    max: 3600,
+    default: 30,
+    doc: 'Seconds a new connection has to open its stream, authenticate and bind a resource before it is closed (connection-timeout).',
+  },
 } as const satisfies OptionsSchema;
 
 const XMLRPC = {

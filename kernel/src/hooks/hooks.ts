@@ -8,6 +8,8 @@
  *   declare module '@service/kernel' { interface HookMap { my_event: [jid: string] } }
  */
 
+import type { C2SSession } from '../xmpp/sm/session.js';
+
 export interface HookMap {
   /** An account was created. */
   register_user: [user: string, host: string];
@@ -22,6 +24,21 @@ export interface HookMap {
   config_reloaded: [];
   /** mnesia_change: stored data of node `from` now belongs to node `to` (the server is stopped). */
   rename_node: [from: string, to: string];
+  /** A client bound a resource: the session is registered and can receive stanzas. */
+  c2s_session_bound: [session: C2SSession];
+  /** A session sent its initial presence (offline messages are delivered then). */
+  c2s_initial_presence: [session: C2SSession];
+  /** A session changed its broadcast presence (initial, updated, or unavailable). */
+  c2s_presence_changed: [session: C2SSession];
+  /** A session is over: unregistered already; modules clean up (presence unavailable, last activity…). */
+  c2s_session_closed: [session: C2SSession];
+  /** Authentication failed from an address (fail2ban counts these). */
+  c2s_auth_failed: [ip: string, user: string | undefined, host: string, mechanism: string];
+  /**
+   * About to let an account in (SASL succeeded): a handler throws a SaslFailure to refuse
+   * (a banned account, a blocked address).
+   */
+  c2s_auth_check: [user: string, host: string, ip: string];
 }
 
 export type HookName = keyof HookMap;

@@ -115,6 +115,19 @@ export async function startHttpListener(
     if (!certfile) throw new Error(`listener on port ${config.port}: tls is on but no certfile is configured`);
     server = createHttpsServer(readPem(certfile), app.callback());
   } else server = createHttpServer(app.callback());
+  const mounts = Object.entries(config.request_handlers)
+    .map(([prefix, handler]) => ({ segments: splitPath(prefix), handler }))
+    .sort((a, b) => b.segments.length - a.segments.length);
+  server.on('upgrade', (request: import('node:http').IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
+    const path = splitPath(new URL(request.url ?? '/', 'http://x').pathname);
+    const mount = mounts.find((m) => m.segments.every((s, i) => path[i] === s));
+    const upgrade = mount && handlers.upgrade(mount.handler);
+    if (!upgrade) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    upgrade(request, socket, head, config);
+  });
   server.keepAliveTimeout = 65_000;
   await listen(server, config.port, config.ip);
   const sockets = new Set<import('node:net').Socket>();

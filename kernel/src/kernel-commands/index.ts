@@ -10,17 +10,26 @@ import { consoleCommands, consoleHandlers } from './console.js';
 import { documentationCommands, documentationHandlers } from './documentation.js';
 import { logCommands, logHandlers } from './logs.js';
 import { serverCommands, serverHandlers } from './server.js';
+import { sessionCommands, sessionHandlers } from './sessions.js';
 
-export const KERNEL_COMMANDS: readonly CommandDecl[] = [...accountCommands, ...serverCommands, ...documentationCommands, ...logCommands, ...consoleCommands];
+export const KERNEL_COMMANDS: readonly CommandDecl[] = [
+  ...accountCommands,
+  ...serverCommands,
+  ...sessionCommands,
+  ...documentationCommands,
+  ...logCommands,
+  ...consoleCommands,
+];
 
-/** Every kernel command with its handler. */
-export function kernelCommandHandlers(services: KernelServices, logs: () => LogService): Map<string, CommandHandler<CommandDecl>> {
+/** Every kernel command declaration with its handler (per version where a command has several). */
+export function kernelCommandHandlers(services: KernelServices, logs: () => LogService): Array<[CommandDecl, CommandHandler<CommandDecl>]> {
   const handlers = {
     ...accountHandlers(services),
     ...serverHandlers(services),
+    ...sessionHandlers(services),
     ...documentationHandlers(services),
     ...logHandlers(logs),
     ...consoleHandlers(services),
   } as Record<string, CommandHandler<CommandDecl>>;
-  return new Map(KERNEL_COMMANDS.map((decl) => [decl.name, handlers[decl.name]!]));
+  return KERNEL_COMMANDS.map((decl) => [decl, handlers[`${decl.name}@v${decl.version ?? 0}`] ?? handlers[decl.name]!]);
 }

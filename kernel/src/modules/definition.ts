@@ -15,6 +15,14 @@ import type { HookRegistration } from '../hooks/hooks.js';
 import type { HttpRequestHandler } from '../http/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Migration } from '../storage/migrations.js';
+import type { StreamFeatureRegistration } from '../xmpp/c2s/features.js';
+import type { DiscoRegistration } from '../xmpp/disco.js';
+import type { Middleware } from '../xmpp/routing/chain.js';
+import type { DeliverContext, OfflineContext, ReceiveContext, SendContext, StreamInContext } from '../xmpp/routing/contexts.js';
+import type { IqHandlerRegistration } from '../xmpp/routing/iq-handlers.js';
+import type { DomainHandler } from '../xmpp/routing/router.js';
+import type { SaslMechanism } from '../xmpp/sasl/mechanism.js';
+import type { SessionKeeper } from '../xmpp/service.js';
 import type { KernelServices } from './services.js';
 
 type Awaitable<T> = T | Promise<T>;
@@ -67,11 +75,34 @@ export interface ModuleInstance<C extends readonly CommandDecl[] = readonly Comm
   /** Request handlers by name, for `request_handlers` in the listener configuration. */
   readonly httpHandlers?: Readonly<Record<string, HttpRequestHandler>>;
   readonly scopes?: readonly ScopeDecl[];
+  /** What the module adds to the XMPP side: IQ handlers, middleware, features, disco, SASL, domains. */
+  readonly xmpp?: XmppRegistrations;
   /** What dependents receive from `ctx.depends(name)`. */
   readonly api?: unknown;
   stop?(): Awaitable<void>;
   /** Applies new options in place; without it a change of options restarts the module. */
   reload?(newOptions: O, oldOptions: O): Awaitable<void>;
+}
+
+/** A layer of one of the router's chains (see xmpp/routing/contexts.ts for what each chain sees). */
+export type MiddlewareRegistration =
+  | { readonly chain: 'stream_in'; readonly handler: Middleware<StreamInContext>; readonly priority?: number }
+  | { readonly chain: 'user_send'; readonly handler: Middleware<SendContext>; readonly priority?: number }
+  | { readonly chain: 'deliver'; readonly handler: Middleware<DeliverContext>; readonly priority?: number }
+  | { readonly chain: 'offline'; readonly handler: Middleware<OfflineContext>; readonly priority?: number }
+  | { readonly chain: 'user_receive'; readonly handler: Middleware<ReceiveContext>; readonly priority?: number };
+
+export interface XmppRegistrations {
+  readonly iq?: readonly IqHandlerRegistration[];
+  readonly middleware?: readonly MiddlewareRegistration[];
+  readonly features?: readonly StreamFeatureRegistration[];
+  readonly disco?: readonly DiscoRegistration[];
+  /** SASL mechanisms, offered before the kernel's unless `rank` says otherwise (lower first). */
+  readonly sasl?: ReadonlyArray<{ readonly mechanism: SaslMechanism; readonly rank?: number }>;
+  /** Component domains served by the module (conference.example.org…). */
+  readonly domains?: ReadonlyArray<{ readonly domain: string; readonly handler: DomainHandler }>;
+  /** Keeps sessions whose connection was lost (stream management). */
+  readonly sessionKeepers?: readonly SessionKeeper[];
 }
 
 export interface ModuleContext<O = Record<string, unknown>> {

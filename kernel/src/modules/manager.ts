@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CommandDecl, CommandHandler } from '../commands/types.js';
 import type { Logger } from '../log/logger.js';
 import type { ModuleCatalog } from './catalog.js';
-import type { ModuleContext, ModuleDefinition, ModuleDependency, ModuleInstance } from './definition.js';
+import type { ModuleContext, ModuleDefinition, ModuleDependency, ModuleInstance, XmppRegistrations } from './definition.js';
 import { ModuleError } from './errors.js';
 import type { KernelServices } from './services.js';
 
@@ -154,6 +154,7 @@ export class ModuleManager {
       for (const h of instance.hooks ?? []) hooks.add(h.hook, h.handler as never, h.priority, name);
       for (const [handlerName, handler] of Object.entries(instance.httpHandlers ?? {})) http.register(handlerName, handler, name);
       for (const scopeDecl of instance.scopes ?? []) scopes.register(scopeDecl, name);
+      if (instance.xmpp) registerXmpp(this.services, instance.xmpp, name);
     } catch (err) {
       this.#unregister(name);
       await Promise.resolve(instance.stop?.()).catch(() => {});
@@ -183,12 +184,28 @@ export class ModuleManager {
   }
 
   #unregister(name: string): void {
-    const { commands, hooks, http, scopes } = this.services;
+    const { commands, hooks, http, scopes, xmpp } = this.services;
     commands.registry.unregisterModule(name);
     hooks.removeOwner(name);
     http.removeOwner(name);
     scopes.removeOwner(name);
+    xmpp.removeOwner(name);
   }
+}
+
+function registerXmpp(services: KernelServices, registrations: XmppRegistrations, owner: string): void {
+  const { xmpp } = services;
+  const chains = xmpp.router.chains;
+  for (const iq of registrations.iq ?? []) xmpp.iq.register(iq, owner);
+  for (const layer of registrations.middleware ?? []) {
+    const chain = { stream_in: chains.streamIn, user_send: chains.userSend, deliver: chains.deliver, offline: chains.offline, user_receive: chains.userReceive }[layer.chain];
+    chain.use(layer.handler as never, layer.priority, owner);
+  }
+  for (const feature of registrations.features ?? []) xmpp.features.register(feature, owner);
+  for (const disco of registrations.disco ?? []) xmpp.disco.register(disco, owner);
+  for (const { mechanism, rank } of registrations.sasl ?? []) xmpp.sasl.register(mechanism, owner, rank ?? -1);
+  for (const { domain, handler } of registrations.domains ?? []) xmpp.router.registerDomain(domain, handler, owner);
+  for (const keeper of registrations.sessionKeepers ?? []) xmpp.addSessionKeeper(keeper, owner);
 }
 
 /** Dependencies first; a missing hard dependency or a cycle is an error naming the modules. */

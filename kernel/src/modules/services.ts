@@ -15,6 +15,7 @@ import type { Storage } from '../storage/database.js';
 import type { NodeIdentity } from '../node/identity.js';
 import type { ModuleCatalog } from './catalog.js';
 import type { ScopeRegistry } from './scopes.js';
+import type { XmppService } from '../xmpp/service.js';
 
 /** Stop, restart and reload the server from a command. */
 export interface ServerControl {
@@ -51,6 +52,8 @@ export interface KernelServices {
   readonly catalog: ModuleCatalog;
   /** This node's identity in stored data. */
   readonly node: NodeIdentity;
+  /** Sessions, routing, IQ handlers, SASL, features, disco. */
+  readonly xmpp: XmppService;
   /**
    * Every known command, sorted by name: the loaded ones (`runtime`), then, unless `runtimeOnly`, those of
    * available modules that are not enabled.

@@ -1,0 +1,412 @@
+/**
+ * A client stream (RFC 6120 §4–§7): the header, STARTTLS, SASL, resource binding, then stanzas handed to
+ * the router. Elements are handled one at a time, in order. Anything the RFC forbids ends the stream with
+ * the stream error it names; the session (when there is one) ends with it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AccessControl } from '../../access/access-control.js';
+import type { AccountService } from '../../accounts/accounts.js';
+import { InvalidJid, resourceprep } from '../../accounts/jid.js';
+import type { HookBus } from '../../hooks/hooks.js';
+import type { Logger } from '../../log/logger.js';
+import { StanzaError, StreamError, errorReply, type StreamErrorCondition } from '../errors.js';
+import { Jid } from '../jid.js';
+import { NS } from '../ns.js';
+import type { StreamControl, StreamInContext } from '../routing/contexts.js';
+import { SaslFailure, type SaslExchange, type SaslMechanism, type SaslPeer } from '../sasl/mechanism.js';
+import type { XmppService } from '../service.js';
+import { C2SSession } from '../sm/session.js';
+import { x, type XmlElement } from '../xml/element.js';
+import type { Transport } from './transport.js';
+
+export interface C2SStreamOptions {
+  readonly starttls: boolean;
+  readonly starttlsRequired: boolean;
+  /** Access rule deciding who may log in through this listener. */
+  readonly access: string;
+  /** The stream must be bound (or resumed) within this time. */
+  readonly negotiationTimeoutMs: number;
+  /** Failed SASL attempts before the stream is closed. */
+  readonly maxAuthFailures: number;
+}
+
+export interface C2SEnvironment {
+  readonly xmpp: XmppService;
+  readonly accounts: AccountService;
+  readonly hooks: HookBus;
+  readonly logger: Logger;
+  hosts(): readonly string[];
+  disabledMechanisms(): readonly string[];
+  access(): AccessControl;
+}
+
+const STANZA_NAMES = new Set(['message', 'presence', 'iq']);
+const PRESENCE_TYPES = new Set(['unavailable', 'subscribe', 'subscribed', 'unsubscribe', 'unsubscribed', 'probe', 'error']);
+const IQ_TYPES = new Set(['get', 'set', 'result', 'error']);
+
+type Stage = 'header' | 'negotiating' | 'authenticated' | 'bound' | 'closed';
+
+export class C2SStream implements StreamControl {
+  readonly id = randomBytes(12).toString('base64url');
+  #stage: Stage = 'header';
+  /** The server's header was sent for the current stream (restarts open a new one). */
+  #opened = false;
+  #host: string | undefined;
+  #user: string | undefined;
+  #sasl: { mechanism: SaslMechanism; exchange: SaslExchange } | undefined;
+  #authFailures = 0;
+  #session: C2SSession | undefined;
+  #queue: Promise<void> = Promise.resolve();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly env: C2SEnvironment,
+    private readonly options: C2SStreamOptions,
+  ) {
+    transport.setEvents({
+      open: (attrs, name, ns) => this.#enqueue(() => this.#open(attrs, name, ns)),
+      element: (element) => this.#enqueue(() => this.#element(element)),
+      close: () => this.#enqueue(() => this.#peerClosed()),
+      error: (condition, text) => this.#enqueue(() => this.close(new StreamError(condition, text))),
+      disconnected: () => this.#disconnected(),
+    });
+    this.#timer = setTimeout(() => {
+      if (this.#stage !== 'bound' && this.#stage !== 'closed') this.close(new StreamError('connection-timeout', 'the stream was not negotiated in time'));
+    }, options.negotiationTimeoutMs);
+    this.#timer.unref();
+  }
+
+  get session(): C2SSession | undefined {
+    return this.#session;
+  }
+
+  #enqueue(work: () => Promise<void> | void): void {
+    this.#queue = this.#queue
+      .then(() => (this.#stage === 'closed' ? undefined : work()))
+      .catch((err: unknown) => {
+        this.env.logger.error({ err, stream: this.id }, 'internal error in a client stream');
+        this.close(new StreamError('internal-server-error'));
+      });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Closing
+
+  /** Ends the stream: the error (if any), the closing tag, then the connection; the session ends too. */
+  close(error?: StreamError): void {
+    if (this.#stage === 'closed') return;
+    this.#stage = 'closed';
+    clearTimeout(this.#timer);
+    if (error) {
+      if (!this.#opened) this.#sendHeader(this.#host ?? this.env.hosts()[0] ?? 'localhost');
+      this.transport.sendElement(error.toElement());
+      this.env.logger.debug({ stream: this.id, condition: error.condition, text: error.text }, 'stream error');
+    }
+    if (this.#opened) this.transport.sendClose();
+    this.transport.end();
+    const session = this.#session;
+    if (session && session.outlet === this.#outlet) void this.env.xmpp.endSession(session);
+  }
+
+  readonly #outlet = { write: (stanza: XmlElement) => this.transport.sendElement(stanza), close: (error?: StreamError) => this.close(error) };
+
+  #peerClosed(): void {
+    // A proper close ends the session at once: stream management keeps only lost connections.
+    this.close();
+  }
+
+  #disconnected(): void {
+    if (this.#stage === 'closed') return;
+    this.#stage = 'closed';
+    clearTimeout(this.#timer);
+    this.transport.end();
+    const session = this.#session;
+    if (session && session.outlet === this.#outlet) void this.env.xmpp.connectionLost(session);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The stream header
+
+  #sendHeader(host: string): void {
+    this.#opened = true;
+    this.transport.sendOpen({ id: this.id, from: host, version: '1.0', 'xml:lang': 'en' });
+  }
+
+  #open(attrs: Record<string, string>, name: string, ns: string | undefined): void {
+    const to = attrs.to?.toLowerCase();
+    const served = this.env.hosts();
+    this.#host ??= to && served.includes(to) ? to : undefined;
+    const fail = (condition: StreamErrorCondition, text: string) => this.close(new StreamError(condition, text));
+    const websocket = this.transport.kind === 'websocket';
+    const local = name.includes(':') ? name.slice(name.indexOf(':') + 1) : name;
+    if (!websocket && (local !== 'stream' || ns !== NS.STREAM)) return fail('invalid-namespace', `the stream element must be <stream:stream> in ${NS.STREAM}`);
+    if (!websocket && attrs.xmlns !== NS.CLIENT) return fail('invalid-namespace', `the content namespace must be ${NS.CLIENT}`);
+    if (!to) return fail('host-unknown', "the stream header has no 'to' attribute");
+    if (!served.includes(to)) return fail('host-unknown', `${to} is not served here`);
+    if (this.#host && to !== this.#host) return fail('host-unknown', `a restarted stream must be for ${this.#host}`);
+    if (!attrs.version || !/^1\.\d+$/.test(attrs.version)) return fail('unsupported-version', 'this server speaks XMPP 1.0 streams (version="1.0")');
+    this.#sendHeader(to);
+    if (this.#stage === 'header') this.#stage = 'negotiating';
+    this.transport.sendElement(this.#features());
+  }
+
+  #tlsMandatory(): boolean {
+    return this.options.starttlsRequired && this.transport.canStartTls && !this.transport.secure;
+  }
+
+  #peer(): SaslPeer {
+    const transport = this.transport;
+    const bindings = transport.channelBindings;
+    return {
+      host: this.#host!,
+      secure: transport.secure,
+      ip: transport.ip,
+      channelBindings: bindings,
+      channelBinding: (type) => transport.channelBinding(type),
+      plusOffered: this.#offeredMechanisms().some((m) => m.name.endsWith('-PLUS')),
+    };
+  }
+
+  #offeredMechanisms(): SaslMechanism[] {
+    const transport = this.transport;
+    const peer: SaslPeer = {
+      host: this.#host!,
+      secure: transport.secure,
+      ip: transport.ip,
+      channelBindings: transport.channelBindings,
+      channelBinding: (type) => transport.channelBinding(type),
+      plusOffered: false,
+    };
+    return this.env.xmpp.sasl.offered(peer, this.env.disabledMechanisms());
+  }
+
+  #features(): XmlElement {
+    const features = x('stream:features');
+    if (this.#stage === 'negotiating') {
+      if (this.options.starttls && this.transport.canStartTls && !this.transport.secure) {
+        features.append(x('starttls', { xmlns: NS.TLS }, this.options.starttlsRequired ? x('required') : undefined));
+      }
+      if (!this.#tlsMandatory()) {
+        const mechanisms = this.#offeredMechanisms();
+        features.append(x('mechanisms', { xmlns: NS.SASL }, ...mechanisms.map((m) => x('mechanism', {}, m.name))));
+        if (this.transport.channelBindings.length) {
+          // XEP-0440: which channel bindings the -PLUS mechanisms can use here.
+          features.append(x('sasl-channel-binding', { xmlns: 'urn:xmpp:sasl-cb:0' }, ...this.transport.channelBindings.map((type) => x('channel-binding', { type }))));
+        }
+      }
+    } else if (this.#stage === 'authenticated') {
+      features.append(x('bind', { xmlns: NS.BIND }), x('session', { xmlns: NS.SESSION }, x('optional')));
+      features.append(...this.env.xmpp.features.build({ host: this.#host!, secure: this.transport.secure }));
+    }
+    return features;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Elements
+
+  async #element(element: XmlElement): Promise<void> {
+    if (!this.#opened) return this.close(new StreamError('not-authorized', 'the stream is not open'));
+    if (this.#stage === 'negotiating') return this.#negotiate(element);
+    const account = new Jid(this.#user, this.#host!, undefined);
+    const ctx: StreamInContext = { element, session: this.#session, account, stream: this };
+    await this.env.xmpp.router.chains.streamIn.run(ctx, () => this.#afterAuth(element));
+  }
+
+  async #negotiate(element: XmlElement): Promise<void> {
+    if (element.is('starttls', NS.TLS)) return this.#startTls();
+    if (element.ns === NS.SASL) {
+      if (this.#tlsMandatory()) {
+        this.transport.sendElement(x('failure', { xmlns: NS.SASL }, x('encryption-required'), x('text', {}, 'STARTTLS first: this server requires an encrypted connection')));
+        return;
+      }
+      return this.#saslElement(element);
+    }
+    this.close(new StreamError('not-authorized', 'authenticate before sending anything else'));
+  }
+
+  async #startTls(): Promise<void> {
+    if (!this.transport.canStartTls || !this.options.starttls) {
+      this.transport.sendElement(x('failure', { xmlns: NS.TLS }));
+      return this.close();
+    }
+    this.transport.sendElement(x('proceed', { xmlns: NS.TLS }));
+    try {
+      await this.transport.startTls();
+    } catch (err) {
+      this.env.logger.debug({ err, stream: this.id }, 'TLS handshake failed');
+      return this.close();
+    }
+    this.#opened = false;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // SASL
+
+  async #saslElement(element: XmlElement): Promise<void> {
+    const failure = (condition: string, text?: string) =>
+      this.transport.sendElement(x('failure', { xmlns: NS.SASL }, x(condition), text ? x('text', { 'xml:lang': 'en' }, text) : undefined));
+    if (element.local === 'abort') {
+      this.#sasl = undefined;
+      return failure('aborted');
+    }
+    let exchange: SaslExchange;
+    let mechanismName: string;
+    if (element.local === 'auth') {
+      const name = element.attr('mechanism') ?? '';
+      const mechanism = this.#offeredMechanisms().find((m) => m.name === name);
+      if (!mechanism) return failure('invalid-mechanism', `mechanism ${name || '(none)'} is not offered`);
+      exchange = mechanism.start(this.#peer(), { accounts: this.env.accounts });
+      this.#sasl = { mechanism, exchange };
+      mechanismName = name;
+      const text = element.text().trim();
+      if (text === '') {
+        // No initial response: ask for it with an empty challenge.
+        this.transport.sendElement(x('challenge', { xmlns: NS.SASL }, '='));
+        return;
+      }
+      return this.#saslStep(text, mechanismName, failure);
+    }
+    if (element.local === 'response') {
+      if (!this.#sasl) return failure('malformed-request', 'no authentication is in progress');
+      return this.#saslStep(element.text().trim(), this.#sasl.mechanism.name, failure);
+    }
+    return failure('malformed-request', `unexpected <${element.local}/>`);
+  }
+
+  async #saslStep(text: string, mechanism: string, failure: (condition: string, text?: string) => void): Promise<void> {
+    const exchange = this.#sasl!.exchange;
+    if (text !== '=' && !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) {
+      this.#sasl = undefined;
+      return failure('incorrect-encoding', 'the response is not base64');
+    }
+    let user: string | undefined;
+    try {
+      const step = await exchange.step(text === '=' ? Buffer.alloc(0) : Buffer.from(text, 'base64'));
+      if ('challenge' in step) {
+        this.transport.sendElement(x('challenge', { xmlns: NS.SASL }, step.challenge.length ? step.challenge.toString('base64') : '='));
+        return;
+      }
+      user = step.success.user;
+      await this.#checkLogin(user);
+      this.#sasl = undefined;
+      this.#user = user;
+      this.#stage = 'authenticated';
+      const data = step.success.additionalData;
+      this.transport.sendElement(x('success', { xmlns: NS.SASL }, data?.length ? data.toString('base64') : undefined));
+      this.env.logger.info({ user: `${user}@${this.#host}`, ip: this.transport.ip, mechanism, connection: this.transport.kind }, 'authenticated');
+      this.#opened = false;
+      this.transport.restart();
+    } catch (err) {
+      this.#sasl = undefined;
+      if (!(err instanceof SaslFailure)) {
+        this.env.logger.error({ err, mechanism }, 'SASL mechanism failed');
+        return failure('temporary-auth-failure');
+      }
+      failure(err.condition, err.text);
+      this.#authFailures++;
+      await this.env.hooks.run('c2s_auth_failed', this.transport.ip, user, this.#host!, mechanism).catch(() => {});
+      if (this.#authFailures >= this.options.maxAuthFailures) this.close(new StreamError('policy-violation', 'too many failed authentication attempts'));
+    }
+  }
+
+  async #checkLogin(user: string): Promise<void> {
+    const subject = { user, server: this.#host!, ip: this.transport.ip };
+    if (this.env.access().matchRule(this.options.access, subject) !== 'allow') {
+      throw new SaslFailure('not-authorized', 'this account may not log in here');
+    }
+    await this.env.hooks.run('c2s_auth_check', user, this.#host!, this.transport.ip);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // After authentication
+
+  async #afterAuth(element: XmlElement): Promise<void> {
+    const stanza = STANZA_NAMES.has(element.name) && (element.ns === NS.CLIENT || element.ns === undefined);
+    if (this.#stage === 'authenticated') {
+      if (stanza && element.name === 'iq' && element.getChild('bind', NS.BIND)) return this.#bind(element);
+      if (stanza) return this.close(new StreamError('not-authorized', 'bind a resource before sending stanzas'));
+      return this.close(new StreamError('unsupported-stanza-type', `<${element.name}/> is not understood here`));
+    }
+    if (!stanza) return this.close(new StreamError('unsupported-stanza-type', `<${element.name}/> is not understood here`));
+    return this.#stanza(element, this.#session!);
+  }
+
+  async #bind(iq: XmlElement): Promise<void> {
+    const reply = (payload: XmlElement | undefined, type = 'result') => this.transport.sendElement(x('iq', { type, id: iq.attr('id') }, payload));
+    if (iq.attr('type') !== 'set') return reply(new StanzaError('bad-request').toElement(), 'error');
+    const requested = iq.getChild('bind', NS.BIND)!.getChildText('resource')?.trim();
+    let resource: string;
+    try {
+      resource = requested ? resourceprep(requested) : randomBytes(6).toString('hex');
+    } catch (err) {
+      if (!(err instanceof InvalidJid)) throw err;
+      return reply(new StanzaError('bad-request', err.message).toElement(), 'error');
+    }
+    const jid = new Jid(this.#user, this.#host!, resource);
+    const session = new C2SSession({ jid, connection: this.transport.kind, ip: this.transport.ip, port: this.transport.port }, this.#outlet);
+    this.#session = session;
+    const replaced = this.env.xmpp.sessions.add(session);
+    if (replaced && !replaced.outlet) void this.env.xmpp.endSession(replaced);
+    this.#stage = 'bound';
+    clearTimeout(this.#timer);
+    reply(x('bind', { xmlns: NS.BIND }, x('jid', {}, jid.full)));
+    await this.env.hooks.run('c2s_session_bound', session);
+  }
+
+  /** Stream management resumption: this stream takes over a detached session. */
+  adopt(session: C2SSession): void {
+    this.#session = session;
+    this.#stage = 'bound';
+    clearTimeout(this.#timer);
+    session.ip = this.transport.ip;
+    session.port = this.transport.port;
+    session.setOutlet(this.#outlet);
+  }
+
+  sendElement(element: XmlElement): void {
+    this.transport.sendElement(element);
+  }
+
+  async #stanza(stanza: XmlElement, session: C2SSession): Promise<void> {
+    const router = this.env.xmpp.router;
+    const from = stanza.attr('from');
+    if (from !== undefined && from !== session.jid.full && from !== session.jid.bare) {
+      return this.close(new StreamError('invalid-from', `this stream is ${session.jid.full}, not ${from}`));
+    }
+    stanza.setAttr('from', session.jid.full);
+    const type = stanza.attr('type');
+    const bounce = (error: StanzaError) => router.deliverToSession(session, errorReply(stanza, error));
+    if (stanza.name === 'iq') {
+      if (!stanza.attr('id') || !type || !IQ_TYPES.has(type)) return bounce(new StanzaError('bad-request', 'an IQ needs an id and a type of get, set, result or error'));
+      if (type === 'set' && stanza.getChild('session', NS.SESSION) && stanza.attr('to') === undefined) {
+        // RFC 3921 session establishment: nothing left to do, but old clients still ask.
+        return router.deliverToSession(session, x('iq', { type: 'result', id: stanza.attr('id') }));
+      }
+    }
+    if (stanza.name === 'presence' && type !== undefined && !PRESENCE_TYPES.has(type)) {
+      return bounce(new StanzaError('bad-request', `unknown presence type '${type}'`));
+    }
+    const toText = stanza.attr('to');
+    let to: Jid | undefined;
+    if (toText !== undefined) {
+      to = Jid.tryParse(toText);
+      if (!to) return type === 'error' ? undefined : bounce(new StanzaError('jid-malformed', `'${toText}' is not a valid JID`));
+    }
+    const broadcast = stanza.name === 'presence' && to === undefined && (type === undefined || type === 'unavailable');
+    const initial = broadcast && type === undefined && !session.available;
+    if (broadcast) this.#recordPresence(session, stanza, type);
+    await router.fromClient(stanza, session, to);
+    if (broadcast) {
+      if (initial) await this.env.hooks.run('c2s_initial_presence', session);
+      await this.env.hooks.run('c2s_presence_changed', session);
+    }
+  }
+
+  #recordPresence(session: C2SSession, stanza: XmlElement, type: string | undefined): void {
+    session.presence = stanza;
+    session.available = type === undefined;
+    const priority = Number.parseInt(stanza.getChildText('priority') ?? '0', 10);
+    session.priority = Number.isFinite(priority) ? Math.max(-128, Math.min(127, priority)) : 0;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * A client stream over TCP: the XML document framing of RFC 6120 on the stream parser, STARTTLS in place,
+ * or TLS from the first byte on a direct-TLS port.
+ */
+import { createHash } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { TLSSocket, type SecureContext } from 'node:tls';
+import { normalizeIp } from '../../access/ip.js';
+import { NS } from '../ns.js';
+import type { ChannelBindingType } from '../sasl/mechanism.js';
+import { serialize, escapeAttr, type XmlElement } from '../xml/element.js';
+import { StreamParser, type StreamParserLimits } from '../xml/stream-parser.js';
+import type { Transport, TransportEvents } from './transport.js';
+
+/** A client that stops reading while we keep writing is dropped past this many buffered bytes. */
+const MAX_BUFFERED = 8 * 1024 * 1024;
+
+export interface TlsSettings {
+  readonly context: SecureContext;
+  readonly sniContext: (servername: string) => SecureContext | undefined;
+}
+
+export class TcpTransport implements Transport {
+  readonly ip: string;
+  readonly port: number;
+  #socket: Socket;
+  #parser!: StreamParser;
+  #events: TransportEvents | undefined;
+  #secure: boolean;
+  #ended = false;
+
+  constructor(
+    socket: Socket,
+    private readonly limits: StreamParserLimits,
+    private readonly tls: TlsSettings | undefined,
+    directTls: boolean,
+  ) {
+    this.#socket = socket;
+    this.#secure = directTls;
+    this.ip = normalizeIp(socket.remoteAddress ?? '');
+    this.port = socket.remotePort ?? 0;
+    this.#listen(socket);
+    this.restart();
+  }
+
+  get kind(): 'c2s' | 'c2s_tls' {
+    return this.#secure ? 'c2s_tls' : 'c2s';
+  }
+
+  get secure(): boolean {
+    return this.#secure;
+  }
+
+  get canStartTls(): boolean {
+    return !this.#secure && this.tls !== undefined;
+  }
+
+  get channelBindings(): ChannelBindingType[] {
+    if (!(this.#socket instanceof TLSSocket)) return [];
+    return this.#socket.getProtocol() === 'TLSv1.3' ? ['tls-exporter', 'tls-server-end-point'] : ['tls-server-end-point'];
+  }
+
+  channelBinding(type: ChannelBindingType): Buffer | undefined {
+    const socket = this.#socket;
+    if (!(socket instanceof TLSSocket)) return undefined;
+    if (type === 'tls-exporter') {
+      // RFC 9266: defined for TLS 1.3 only (TLS 1.2 exporters are unsafe without extended master secret).
+      return socket.getProtocol() === 'TLSv1.3' ? socket.exportKeyingMaterial(32, 'EXPORTER-Channel-Binding', Buffer.alloc(0)) : undefined;
+    }
+    const certificate = socket.getCertificate() as { raw?: Buffer } | null;
+    return certificate?.raw ? createHash(endPointHash(certificate.raw)).update(certificate.raw).digest() : undefined;
+  }
+
+  setEvents(events: TransportEvents): void {
+    this.#events = events;
+  }
+
+  sendOpen(attrs: Record<string, string>): void {
+    let header = `<?xml version='1.0'?><stream:stream xmlns='${NS.CLIENT}' xmlns:stream='${NS.STREAM}'`;
+    for (const [name, value] of Object.entries(attrs)) header += ` ${name}='${escapeAttr(value)}'`;
+    this.#write(`${header}>`);
+  }
+
+  sendElement(element: XmlElement): void {
+    this.#write(serialize(element));
+  }
+
+  sendClose(): void {
+    this.#write('</stream:stream>');
+  }
+
+  restart(): void {
+    const events = (): TransportEvents | undefined => this.#events;
+    this.#parser = new StreamParser(
+      {
+        streamStart: (name, attrs, ns) => events()?.open(attrs, name, ns),
+        element: (element) => events()?.element(element),
+        streamEnd: () => events()?.close(),
+        error: (condition, text) => events()?.error(condition, text),
+      },
+      this.limits,
+    );
+  }
+
+  async startTls(): Promise<void> {
+    if (!this.tls) throw new Error('TLS is not configured');
+    const plain = this.#socket;
+    plain.removeAllListeners('data');
+    plain.removeAllListeners('close');
+    plain.removeAllListeners('error');
+    const secure = new TLSSocket(plain, {
+      isServer: true,
+      secureContext: this.tls.context,
+      SNICallback: (servername, callback) => callback(null, this.tls!.sniContext(servername) ?? this.tls!.context),
+    });
+    this.#socket = secure;
+    this.#listen(secure);
+    await new Promise<void>((resolve, reject) => {
+      secure.once('secure', () => resolve());
+      secure.once('error', reject);
+    });
+    this.#secure = true;
+    this.restart();
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#parser.end();
+    this.#socket.end();
+    // A peer that never closes its side must not keep the socket forever.
+    setTimeout(() => this.#socket.destroy(), 5000).unref();
+  }
+
+  #listen(socket: Socket): void {
+    socket.on('data', (chunk: Buffer) => this.#parser.write(chunk));
+    socket.on('close', () => this.#events?.disconnected());
+    socket.on('error', () => {});
+  }
+
+  #write(text: string): void {
+    if (this.#ended || this.#socket.destroyed) return;
+    this.#socket.write(text);
+    if (this.#socket.writableLength > MAX_BUFFERED) this.#socket.destroy();
+  }
+}
+
+/** RFC 5929: the certificate's signature hash, with MD5 and SHA-1 replaced by SHA-256. */
+function endPointHash(der: Buffer): 'sha256' | 'sha384' | 'sha512' {
+  const has = (hex: string) => der.includes(Buffer.from(hex, 'hex'));
+  // ecdsa-with-SHA384/512 and sha384/512WithRSAEncryption object identifiers.
+  if (has('06082a8648ce3d040303') || has('06092a864886f70d01010c')) return 'sha384';
+  if (has('06082a8648ce3d040304') || has('06092a864886f70d01010d')) return 'sha512';
+  return 'sha256';
+}

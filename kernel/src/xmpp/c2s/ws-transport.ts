@@ -1,0 +1,104 @@
+/**
+ * A client stream over WebSocket (RFC 7395): each message is one complete element, the stream opens with
+ * <open/> and ends with <close/>, stanzas carry their namespace. Parsing uses the same hardened parser as
+ * TCP, one element at a time.
+ */
+import type { WebSocket } from 'ws';
+import { normalizeIp } from '../../access/ip.js';
+import { NS } from '../ns.js';
+import type { ChannelBindingType } from '../sasl/mechanism.js';
+import { XmlElement, serialize, x } from '../xml/element.js';
+import { ParseError, parseElement, type StreamParserLimits } from '../xml/stream-parser.js';
+import type { Transport, TransportEvents } from './transport.js';
+
+const STANZAS = new Set(['message', 'presence', 'iq']);
+
+export class WebSocketTransport implements Transport {
+  readonly kind = 'websocket' as const;
+  readonly canStartTls = false;
+  readonly channelBindings: ChannelBindingType[] = [];
+  #events: TransportEvents | undefined;
+  #ended = false;
+
+  constructor(
+    private readonly socket: WebSocket,
+    readonly ip: string,
+    readonly port: number,
+    readonly secure: boolean,
+    private readonly limits: StreamParserLimits,
+  ) {
+    this.ip = normalizeIp(ip);
+    socket.on('message', (data, isBinary) => this.#receive(data as Buffer, isBinary));
+    socket.on('close', () => this.#events?.disconnected());
+    socket.on('error', () => {});
+  }
+
+  channelBinding(): Buffer | undefined {
+    return undefined;
+  }
+
+  setEvents(events: TransportEvents): void {
+    this.#events = events;
+  }
+
+  sendOpen(attrs: Record<string, string>): void {
+    this.#send(serialize(x('open', { xmlns: NS.FRAMING, ...attrs })));
+  }
+
+  sendElement(element: XmlElement): void {
+    let out = element;
+    if (STANZAS.has(element.name) && element.attrs.xmlns === undefined) {
+      out = new XmlElement(element.name, { xmlns: NS.CLIENT, ...element.attrs }, element.children, element.ns);
+    } else if (element.name.startsWith('stream:') && element.attrs['xmlns:stream'] === undefined) {
+      out = new XmlElement(element.name, { 'xmlns:stream': NS.STREAM, ...element.attrs }, element.children, element.ns);
+    }
+    this.#send(serialize(out));
+  }
+
+  sendClose(): void {
+    this.#send(serialize(x('close', { xmlns: NS.FRAMING })));
+  }
+
+  restart(): void {}
+
+  startTls(): Promise<void> {
+    return Promise.reject(new Error('STARTTLS is not available on WebSocket'));
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.socket.close(1000);
+    setTimeout(() => this.socket.terminate(), 5000).unref();
+  }
+
+  #send(text: string): void {
+    if (this.#ended || this.socket.readyState !== this.socket.OPEN) return;
+    this.socket.send(text);
+  }
+
+  #receive(data: Buffer, isBinary: boolean): void {
+    const events = this.#events;
+    if (!events || this.#ended) return;
+    if (isBinary) {
+      events.error('bad-format', 'XMPP over WebSocket uses text messages');
+      return;
+    }
+    if (data.byteLength > this.limits.maxStanzaSize) {
+      events.error('policy-violation', `stanza larger than the server's limit of ${this.limits.maxStanzaSize} bytes`);
+      return;
+    }
+    let element: XmlElement;
+    try {
+      element = parseElement(new TextDecoder('utf-8', { fatal: true }).decode(data), this.limits);
+    } catch (err) {
+      if (err instanceof ParseError) events.error(err.condition, err.message);
+      else events.error('not-well-formed', 'the message is not valid UTF-8');
+      return;
+    }
+    if (element.ns === NS.FRAMING && element.local === 'open') events.open(element.attrs, element.name, element.ns);
+    else if (element.ns === NS.FRAMING && element.local === 'close') events.close();
+    else if (element.name === 'stream:stream' || element.local === 'stream') events.error('invalid-namespace', 'XMPP over WebSocket opens with <open/> (RFC 7395), not <stream:stream>');
+    else events.element(element);
+  }
+}

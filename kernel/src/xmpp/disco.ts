@@ -1,0 +1,37 @@
+/**
+ * What service discovery (XEP-0030) announces: features and identities of the server and of accounts.
+ * Modules add theirs when they start, whether or not mod_disco (which answers the queries) runs.
+ */
+export type DiscoScope = 'server' | 'account';
+
+export interface DiscoIdentity {
+  readonly category: string;
+  readonly type: string;
+  readonly name?: string;
+}
+
+export interface DiscoRegistration {
+  readonly scope: DiscoScope;
+  readonly features?: readonly string[];
+  readonly identities?: readonly DiscoIdentity[];
+}
+
+export class DiscoRegistry {
+  #entries: Array<DiscoRegistration & { owner: string }> = [];
+
+  register(registration: DiscoRegistration, owner: string): void {
+    this.#entries.push({ ...registration, owner });
+  }
+
+  removeOwner(owner: string): void {
+    this.#entries = this.#entries.filter((e) => e.owner !== owner);
+  }
+
+  features(scope: DiscoScope): string[] {
+    return [...new Set(this.#entries.filter((e) => e.scope === scope).flatMap((e) => e.features ?? []))].sort();
+  }
+
+  identities(scope: DiscoScope): DiscoIdentity[] {
+    return this.#entries.filter((e) => e.scope === scope).flatMap((e) => e.identities ?? []);
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * Routing per RFC 6120 §10 and RFC 6121 §8: to the server, to a local account or one of its resources, to
+ * a component domain, or back to the sender as an error. Modules act through the chains (contexts.ts);
+ * the defaults here are the RFC's rules.
+ */
+import type { AccountService } from '../../accounts/accounts.js';
+import type { Logger } from '../../log/logger.js';
+import { StanzaError, errorReply } from '../errors.js';
+import { Jid } from '../jid.js';
+import type { SessionManager } from '../sm/session-manager.js';
+import type { C2SSession } from '../sm/session.js';
+import { x, type XmlElement } from '../xml/element.js';
+import { Chain } from './chain.js';
+import type { DeliverContext, OfflineContext, ReceiveContext, SendContext, StreamInContext } from './contexts.js';
+import type { IqHandlers, IqTarget } from './iq-handlers.js';
+
+export type DomainHandler = (stanza: XmlElement, from: Jid, to: Jid) => Promise<void> | void;
+
+export class Router {
+  readonly chains = {
+    streamIn: new Chain<StreamInContext>('stream_in'),
+    userSend: new Chain<SendContext>('user_send'),
+    deliver: new Chain<DeliverContext>('deliver'),
+    offline: new Chain<OfflineContext>('offline'),
+    userReceive: new Chain<ReceiveContext>('user_receive'),
+  };
+  readonly #domains = new Map<string, { handler: DomainHandler; owner: string }>();
+
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly iq: IqHandlers,
+    private readonly accounts: AccountService,
+    private readonly hosts: () => readonly string[],
+    private readonly logger: Logger,
+  ) {}
+
+  isLocalHost(host: string): boolean {
+    return this.hosts().includes(host);
+  }
+
+  /** A component domain (conference.example.org…) served by a module. */
+  registerDomain(domain: string, handler: DomainHandler, owner: string): void {
+    const existing = this.#domains.get(domain);
+    if (existing || this.isLocalHost(domain)) throw new Error(`domain ${domain} is already served${existing ? ` by ${existing.owner}` : ''}`);
+    this.#domains.set(domain, { handler, owner });
+  }
+
+  removeOwner(owner: string): void {
+    for (const [domain, entry] of this.#domains) if (entry.owner === owner) this.#domains.delete(domain);
+    for (const chain of Object.values(this.chains)) chain.removeOwner(owner);
+  }
+
+  /** A stanza from a local client (already stamped with its full JID): user_send, then routing. */
+  async fromClient(stanza: XmlElement, session: C2SSession, to: Jid | undefined): Promise<void> {
+    const ctx: SendContext = { stanza, session, from: session.jid, to };
+    await this.chains.userSend.run(ctx, () => this.route(ctx.stanza, session));
+  }
+
+  /**
+   * Routes a stanza with a valid `from`. A stanza without 'to' is for the sender's own account (IQ,
+   * message) or a broadcast (presence, handled in user_send); `session` is the sending client, if local.
+   */
+  async route(stanza: XmlElement, session?: C2SSession): Promise<void> {
+    const from = Jid.tryParse(stanza.attr('from'));
+    if (!from) {
+      this.logger.debug({ stanza: stanza.name }, 'dropped a stanza without a valid from');
+      return;
+    }
+    const toText = stanza.attr('to');
+    let to: Jid;
+    if (toText === undefined) {
+      if (stanza.name === 'presence') return;
+      to = from.toBare();
+    } else {
+      const parsed = Jid.tryParse(toText);
+      if (!parsed) return this.bounce(stanza, new StanzaError('jid-malformed', `'${toText}' is not a valid JID`));
+      to = parsed;
+    }
+    if (to.user === undefined && to.resource === undefined && this.isLocalHost(to.host)) return this.#toServer(stanza, from, to, session);
+    if (this.isLocalHost(to.host)) {
+      if (to.user === undefined) return this.bounce(stanza, new StanzaError('service-unavailable'));
+      return this.deliverToAccount(stanza, from, to, session);
+    }
+    const component = this.#componentOf(to.host);
+    if (component) return component.handler(stanza, from, to);
+    if (stanza.name === 'presence') return;
+    return this.bounce(stanza, new StanzaError('remote-server-not-found', `${to.host} is not served here, and this server does not connect to other servers`));
+  }
+
+  #componentOf(host: string): { handler: DomainHandler } | undefined {
+    return this.#domains.get(host);
+  }
+
+  async #toServer(stanza: XmlElement, from: Jid, to: Jid, session: C2SSession | undefined): Promise<void> {
+    if (stanza.name === 'iq') return this.#handleIq(stanza, from, to, 'server', session);
+    if (stanza.name === 'message' && stanza.attr('type') !== 'error') {
+      return this.bounce(stanza, new StanzaError('service-unavailable', 'the server takes no messages'));
+    }
+  }
+
+  /** A stanza for a local account: the deliver chain, then RFC 6121's rules. */
+  async deliverToAccount(stanza: XmlElement, from: Jid, to: Jid, session?: C2SSession): Promise<void> {
+    if (stanza.name === 'iq' && to.isBare && (stanza.attr('type') === 'get' || stanza.attr('type') === 'set')) {
+      return this.#handleIq(stanza, from, to, 'account', session);
+    }
+    const ctx: DeliverContext = { stanza, from, to, delivered: [] };
+    await this.chains.deliver.run(ctx, (c) => this.#defaultDelivery(c));
+  }
+
+  async #defaultDelivery(ctx: DeliverContext): Promise<void> {
+    const { stanza, to } = ctx;
+    const type = stanza.attr('type');
+    if (!to.isBare) {
+      const target = this.sessions.get(to.full);
+      if (target && !target.closed) {
+        await this.deliverToSession(target, stanza);
+        ctx.delivered.push(target);
+        return;
+      }
+      if (stanza.name === 'iq') {
+        if (type === 'get' || type === 'set') return this.bounce(stanza, new StanzaError('service-unavailable'));
+        return;
+      }
+      if (stanza.name === 'message' && (type === 'chat' || type === 'normal' || type === undefined)) {
+        // RFC 6121 §8.5.3.2.1: a chat or normal message for a resource that is gone goes to the account.
+        return this.#deliverToBare({ ...ctx, to: to.toBare() }, ctx);
+      }
+      if (stanza.name === 'message' && type === 'groupchat') return this.bounce(stanza, new StanzaError('service-unavailable'));
+      return;
+    }
+    return this.#deliverToBare(ctx, ctx);
+  }
+
+  async #deliverToBare(ctx: DeliverContext, record: DeliverContext): Promise<void> {
+    const { stanza, to } = ctx;
+    const sessions = this.sessions.byAccount(to.bare).filter((s) => !s.closed);
+    if (stanza.name === 'presence') {
+      for (const session of sessions.filter((s) => s.available)) {
+        await this.deliverToSession(session, stanza);
+        record.delivered.push(session);
+      }
+      return;
+    }
+    if (stanza.name !== 'message') return;
+    const type = stanza.attr('type') ?? 'normal';
+    if (type === 'error') return;
+    if (type === 'groupchat') return this.bounce(stanza, new StanzaError('service-unavailable'));
+    const eligible = sessions.filter((s) => s.available && s.priority >= 0);
+    let targets = eligible;
+    if (type !== 'headline' && eligible.length) {
+      const top = Math.max(...eligible.map((s) => s.priority));
+      targets = eligible.filter((s) => s.priority === top);
+    }
+    if (targets.length === 0) {
+      if (type === 'headline') return;
+      if (!(await this.accounts.exists(to.user!, to.host))) return this.bounce(stanza, new StanzaError('service-unavailable'));
+      const offline: OfflineContext = { stanza, from: ctx.from, to: to.toBare() };
+      await this.chains.offline.run(offline, () => this.bounce(stanza, new StanzaError('service-unavailable', 'the recipient is offline')));
+      return;
+    }
+    for (const session of targets) {
+      await this.deliverToSession(session, stanza);
+      record.delivered.push(session);
+    }
+  }
+
+  /** The last step to a client: user_receive, then the session's stream. */
+  async deliverToSession(session: C2SSession, stanza: XmlElement): Promise<void> {
+    const ctx: ReceiveContext = { stanza, session };
+    await this.chains.userReceive.run(ctx, (c) => {
+      c.session.write(c.stanza);
+    });
+  }
+
+  async #handleIq(stanza: XmlElement, from: Jid, to: Jid, target: IqTarget, session: C2SSession | undefined): Promise<void> {
+    const type = stanza.attr('type');
+    if (type !== 'get' && type !== 'set') return;
+    const payloads = stanza.elements();
+    if (payloads.length !== 1) return this.bounce(stanza, new StanzaError('bad-request', 'an IQ get or set carries exactly one payload element'));
+    const payload = payloads[0]!;
+    const handler = this.iq.find(type, payload, target);
+    if (!handler) return this.bounce(stanza, new StanzaError('service-unavailable'));
+    let result: XmlElement | void;
+    try {
+      result = await handler({ stanza, payload, from, to, self: target === 'account' && from.bare === to.bare, session });
+    } catch (err) {
+      if (err instanceof StanzaError) return this.bounce(stanza, err);
+      this.logger.error({ err, ns: payload.ns }, 'IQ handler failed');
+      return this.bounce(stanza, new StanzaError('internal-server-error'));
+    }
+    // A request without 'to' was for the sender's own account: the answer comes from that account.
+    const reply = x('iq', { type: 'result', id: stanza.attr('id'), from: stanza.attr('to') ?? to.full, to: from.full }, result ?? undefined);
+    await this.route(reply);
+  }
+
+  /** Answers a stanza with an error, unless it is an error itself (no loops). */
+  async bounce(stanza: XmlElement, error: StanzaError): Promise<void> {
+    if (stanza.attr('type') === 'error' || stanza.attr('type') === 'result') return;
+    const reply = errorReply(stanza, error);
+    if (reply.attr('from') === undefined) reply.setAttr('from', Jid.tryParse(stanza.attr('from'))?.host);
+    const to = Jid.tryParse(reply.attr('to'));
+    if (!to) return;
+    if (this.isLocalHost(to.host) && to.user !== undefined) {
+      // Back to a local client: straight to its session(s), without running the error through delivery policy.
+      if (!to.isBare) {
+        const session = this.sessions.get(to.full);
+        if (session) await this.deliverToSession(session, reply);
+        return;
+      }
+      for (const session of this.sessions.byAccount(to.bare)) await this.deliverToSession(session, reply);
+    }
+  }
+}

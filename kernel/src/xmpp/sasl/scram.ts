@@ -1,0 +1,137 @@
+/**
+ * SCRAM (RFC 5802, RFC 7677) server side, for SHA-1, SHA-256 and SHA-512, with the -PLUS variants that
+ * bind the exchange to the TLS channel (tls-exporter, RFC 9266; tls-server-end-point, RFC 5929).
+ *
+ * An unknown account gets a fake salt derived from its name, so the exchange looks the same as for a real
+ * one and fails only at the proof: SCRAM does not tell who has an account.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { InvalidJid, nodeprep } from '../../accounts/jid.js';
+import { DEFAULT_SCRAM_ITERATIONS, SCRAM_SALT_BYTES, scramDigest, scramHmac, type ScramHash } from '../../accounts/scram.js';
+import { checkAuthzid } from './plain.js';
+import { SaslFailure, type ChannelBindingType, type SaslExchange, type SaslMechanism, type SaslPeer, type SaslServices } from './mechanism.js';
+
+const FAKE_SALT_KEY = randomBytes(32);
+
+const MECHANISM_HASH: Record<string, ScramHash> = { 'SCRAM-SHA-1': 'sha1', 'SCRAM-SHA-256': 'sha256', 'SCRAM-SHA-512': 'sha512' };
+
+export function scramMechanism(base: 'SCRAM-SHA-1' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512', plus: boolean): SaslMechanism {
+  const hash = MECHANISM_HASH[base]!;
+  return {
+    name: plus ? `${base}-PLUS` : base,
+    offered: (peer) => !plus || peer.channelBindings.length > 0,
+    start: (peer, services) => new ScramExchange(hash, plus, peer, services),
+  };
+}
+
+/** `saslname` unescaping: `=2C` is a comma, `=3D` an equals sign; any other `=` is malformed. */
+function unescapeName(text: string): string {
+  if (/=(?!2C|3D)/.test(text)) throw new SaslFailure('malformed-request', 'invalid escape in the user name');
+  return text.replace(/=2C/g, ',').replace(/=3D/g, '=');
+}
+
+function attributes(message: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of message.split(',')) {
+    if (part.length < 2 || part[1] !== '=') throw new SaslFailure('malformed-request', `malformed SCRAM attribute ${JSON.stringify(part.slice(0, 20))}`);
+    out.set(part[0]!, part.slice(2));
+  }
+  return out;
+}
+
+class ScramExchange implements SaslExchange {
+  #state: 'first' | 'final' | 'done' = 'first';
+  #gs2Header = '';
+  #channelBinding: Buffer = Buffer.alloc(0);
+  #clientFirstBare = '';
+  #serverFirst = '';
+  #nonce = '';
+  #user = '';
+  #credential: { salt: Buffer; iterations: number; storedKey: Buffer; serverKey: Buffer } | undefined;
+  #real = false;
+
+  constructor(
+    private readonly hash: ScramHash,
+    private readonly plus: boolean,
+    private readonly peer: SaslPeer,
+    private readonly services: SaslServices,
+  ) {}
+
+  async step(response: Buffer): Promise<{ challenge: Buffer } | { success: { user: string; additionalData: Buffer } }> {
+    if (this.#state === 'first') return { challenge: await this.#first(response.toString('utf8')) };
+    if (this.#state === 'final') return { success: this.#final(response.toString('utf8')) };
+    throw new SaslFailure('malformed-request', 'the SCRAM exchange is over');
+  }
+
+  async #first(message: string): Promise<Buffer> {
+    // gs2-header: cbind-flag "," [authzid] ","
+    const first = message.indexOf(',');
+    const second = message.indexOf(',', first + 1);
+    if (first === -1 || second === -1) throw new SaslFailure('malformed-request', 'missing GS2 header');
+    const flag = message.slice(0, first);
+    const authzid = message.slice(first + 1, second);
+    this.#gs2Header = message.slice(0, second + 1);
+    this.#clientFirstBare = message.slice(second + 1);
+    if (this.plus) {
+      const type = flag.startsWith('p=') ? (flag.slice(2) as ChannelBindingType) : undefined;
+      if (!type) throw new SaslFailure('malformed-request', `${this.hash} -PLUS needs channel binding (p=<type>)`);
+      const data = this.peer.channelBindings.includes(type) ? this.peer.channelBinding(type) : undefined;
+      if (!data) throw new SaslFailure('malformed-request', `channel binding type ${type} is not supported on this connection`);
+      this.#channelBinding = data;
+    } else if (flag.startsWith('p=')) {
+      throw new SaslFailure('malformed-request', 'channel binding requested with a mechanism without -PLUS');
+    } else if (flag === 'y' && this.peer.plusOffered) {
+      // The client supports channel binding but believes this server does not: someone removed -PLUS.
+      throw new SaslFailure('not-authorized', 'channel binding downgrade detected');
+    } else if (flag !== 'n' && flag !== 'y') {
+      throw new SaslFailure('malformed-request', `invalid GS2 channel binding flag ${JSON.stringify(flag)}`);
+    }
+    if (authzid && !authzid.startsWith('a=')) throw new SaslFailure('malformed-request', 'invalid authzid in the GS2 header');
+    const attrs = attributes(this.#clientFirstBare);
+    if (attrs.has('m')) throw new SaslFailure('malformed-request', 'mandatory SCRAM extensions are not supported');
+    const name = attrs.get('n');
+    const clientNonce = attrs.get('r');
+    if (name === undefined || !clientNonce) throw new SaslFailure('malformed-request', 'missing user name or nonce');
+    try {
+      this.#user = nodeprep(unescapeName(name));
+    } catch (err) {
+      if (!(err instanceof InvalidJid)) throw err;
+      this.#user = '';
+    }
+    if (authzid && this.#user) checkAuthzid(unescapeName(authzid.slice(2)), this.#user, this.peer.host);
+    const stored = this.#user ? await this.services.accounts.getScramCredentials(this.#user, this.peer.host, this.hash) : undefined;
+    this.#real = stored !== undefined;
+    this.#credential = stored ?? {
+      salt: createHmac('sha256', FAKE_SALT_KEY).update(`${this.#user}@${this.peer.host}`).digest().subarray(0, SCRAM_SALT_BYTES),
+      iterations: DEFAULT_SCRAM_ITERATIONS,
+      storedKey: randomBytes(32),
+      serverKey: randomBytes(32),
+    };
+    this.#nonce = clientNonce + randomBytes(18).toString('base64');
+    this.#serverFirst = `r=${this.#nonce},s=${this.#credential.salt.toString('base64')},i=${this.#credential.iterations}`;
+    this.#state = 'final';
+    return Buffer.from(this.#serverFirst);
+  }
+
+  #final(message: string): { user: string; additionalData: Buffer } {
+    this.#state = 'done';
+    const proofAt = message.lastIndexOf(',p=');
+    if (proofAt === -1) throw new SaslFailure('malformed-request', 'missing client proof');
+    const withoutProof = message.slice(0, proofAt);
+    const attrs = attributes(withoutProof);
+    const proof = Buffer.from(message.slice(proofAt + 3), 'base64');
+    const expectedBinding = Buffer.concat([Buffer.from(this.#gs2Header), this.#channelBinding]).toString('base64');
+    if (attrs.get('c') !== expectedBinding) throw new SaslFailure('not-authorized', 'channel binding data do not match');
+    if (attrs.get('r') !== this.#nonce) throw new SaslFailure('not-authorized', 'nonce mismatch');
+    const credential = this.#credential!;
+    const authMessage = `${this.#clientFirstBare},${this.#serverFirst},${withoutProof}`;
+    const signature = scramHmac(this.hash, credential.storedKey, authMessage);
+    if (proof.length !== signature.length) throw new SaslFailure('not-authorized');
+    const clientKey = Buffer.alloc(signature.length);
+    for (let i = 0; i < signature.length; i++) clientKey[i] = proof[i]! ^ signature[i]!;
+    const ok = timingSafeEqual(scramDigest(this.hash, clientKey), credential.storedKey.length === signature.length ? credential.storedKey : Buffer.alloc(signature.length));
+    if (!ok || !this.#real) throw new SaslFailure('not-authorized');
+    const serverSignature = scramHmac(this.hash, credential.serverKey, authMessage);
+    return { user: this.#user, additionalData: Buffer.from(`v=${serverSignature.toString('base64')}`) };
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * A bound client session: a full JID with its presence and priority, what routing delivers to. The stream
+ * carrying it is separate (`StanzaOutlet`), so that stream management can keep a session while its
+ * connection is gone and give it a new one on resumption.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Jid } from '../jid.js';
+import type { StreamError } from '../errors.js';
+import type { XmlElement } from '../xml/element.js';
+
+/** Where a session's stanzas go: the stream it is bound on. */
+export interface StanzaOutlet {
+  write(stanza: XmlElement): void;
+  /** Ends the stream, with a stream error when given. */
+  close(error?: StreamError): void;
+}
+
+export type ConnectionKind = 'c2s' | 'c2s_tls' | 'websocket';
+
+export interface SessionInfo {
+  readonly jid: Jid;
+  readonly connection: ConnectionKind;
+  readonly ip: string;
+  readonly port: number;
+}
+
+export class C2SSession {
+  /** Unique, also across resumptions of the same stream (stream management uses it as its id). */
+  readonly id = randomBytes(12).toString('base64url');
+  readonly startedAt = Date.now();
+  readonly jid: Jid;
+  readonly connection: ConnectionKind;
+  ip: string;
+  port: number;
+  priority = 0;
+  /** Sent initial presence and not unavailable since. */
+  available = false;
+  /** The last presence the client broadcast (no 'to'). */
+  presence: XmlElement | undefined;
+  /** Set once the session is gone for good. */
+  closed = false;
+  #outlet: StanzaOutlet | undefined;
+  /** Per-module state (carbons enabled, stream management counters…), cleared with the session. */
+  readonly #state = new Map<string, unknown>();
+
+  constructor(info: SessionInfo, outlet: StanzaOutlet) {
+    this.jid = info.jid;
+    this.connection = info.connection;
+    this.ip = info.ip;
+    this.port = info.port;
+    this.#outlet = outlet;
+  }
+
+  get account(): Jid {
+    return this.jid.toBare();
+  }
+
+  get resource(): string {
+    return this.jid.resource!;
+  }
+
+  /** The show value of the last presence: available, chat, away, dnd, xa or unavailable. */
+  get show(): string {
+    if (!this.available) return 'unavailable';
+    return this.presence?.getChildText('show') || 'available';
+  }
+
+  get statusText(): string {
+    return this.presence?.getChildText('status') ?? '';
+  }
+
+  get outlet(): StanzaOutlet | undefined {
+    return this.#outlet;
+  }
+
+  /** Replaces the stream (resumption) or removes it (connection lost, session kept): stanzas then wait. */
+  setOutlet(outlet: StanzaOutlet | undefined): void {
+    this.#outlet = outlet;
+  }
+
+  /** Writes to the stream now, after the user_receive chain (see Router.deliverToSession). */
+  write(stanza: XmlElement): boolean {
+    if (!this.#outlet) return false;
+    this.#outlet.write(stanza);
+    return true;
+  }
+
+  state<T>(key: string, init: () => T): T {
+    if (!this.#state.has(key)) this.#state.set(key, init());
+    return this.#state.get(key) as T;
+  }
+
+  peekState<T>(key: string): T | undefined {
+    return this.#state.get(key) as T | undefined;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Real XMPP clients for tests: @xmpp/client over TCP (with STARTTLS, verifying the test certificate) or
+ * WebSocket, logging in with the SASL mechanism asked for — including SCRAM-SHA-256 and the -PLUS variants,
+ * which @xmpp/client lacks and which are added here on the client side.
+ */
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
+import { client, xml, type Client, type Element } from '@xmpp/client';
+import { WebSocket } from 'ws';
+import { baseConfig, type RawConfig, type TestServer } from './server.js';
+
+export { xml };
+
+// Node 20 has no global WebSocket; @xmpp/websocket expects the browser's API, which ws provides.
+(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+export type { Client, Element };
+
+export const TLS_FIXTURE = new URL('../fixtures/tls/localhost.pem', import.meta.url).pathname;
+
+/** baseConfig plus a c2s listener (STARTTLS required) and WebSocket at /websocket. */
+export function xmppConfig(modules: Record<string, unknown> = {}): RawConfig {
+  const config = baseConfig();
+  (config.listen as any[])[0].request_handlers['/websocket'] = 'service_http_ws';
+  (config.listen as any[]).push({ port: 0, ip: '127.0.0.1', module: 'service_c2s', starttls_required: true });
+  config.certfiles = [TLS_FIXTURE];
+  config.modules = { mod_http_api: {}, ...modules };
+  return config;
+}
+
+export type Transport = 'tcp' | 'ws';
+
+export interface LoginOptions {
+  user: string;
+  password: string;
+  host?: string;
+  resource?: string;
+  mechanism?: string;
+  transport?: Transport;
+}
+
+type ScramHash = 'sha1' | 'sha256' | 'sha512';
+
+/** A SCRAM client for xmpp.js's SASL factory; `plus` binds to the TLS channel (tls-exporter). */
+function scramClient(name: string, hash: ScramHash, plus: boolean, socketOf: () => TLSSocket | undefined) {
+  class ScramClient {
+    #stage = 0;
+    #nonce = randomBytes(16).toString('base64');
+    #first = '';
+    #gs2 = '';
+    #challenge = '';
+    async response(cred: { username: string; password: string }): Promise<string> {
+      if (this.#stage === 0) {
+        this.#stage = 1;
+        this.#gs2 = plus ? 'p=tls-exporter,,' : 'n,,';
+        this.#first = `n=${cred.username.replace(/=/g, '=3D').replace(/,/g, '=2C')},r=${this.#nonce}`;
+        return this.#gs2 + this.#first;
+      }
+      const attrs = Object.fromEntries(this.#challenge.split(',').map((p) => [p[0], p.slice(2)]));
+      const binding = plus ? socketOf()!.exportKeyingMaterial(32, 'EXPORTER-Channel-Binding', Buffer.alloc(0)) : Buffer.alloc(0);
+      const withoutProof = `c=${Buffer.concat([Buffer.from(this.#gs2), binding]).toString('base64')},r=${attrs.r}`;
+      const salted = pbkdf2Sync(cred.password.normalize('NFKC'), Buffer.from(attrs.s!, 'base64'), Number(attrs.i), { sha1: 20, sha256: 32, sha512: 64 }[hash], hash);
+      const clientKey = createHmac(hash, salted).update('Client Key').digest();
+      const storedKey = createHash(hash).update(clientKey).digest();
+      const authMessage = `${this.#first},${this.#challenge},${withoutProof}`;
+      const signature = createHmac(hash, storedKey).update(authMessage).digest();
+      const proof = Buffer.from(clientKey.map((b, i) => b ^ signature[i]!));
+      return `${withoutProof},p=${proof.toString('base64')}`;
+    }
+    async challenge(text: string): Promise<void> {
+      this.#challenge = text;
+    }
+  }
+  // The SASL factory reads these from the prototype.
+  Object.assign(ScramClient.prototype, { name, clientFirst: true });
+  return ScramClient;
+}
+
+/** Connects and logs in; resolves once online (resource bound). */
+export async function login(t: TestServer, options: LoginOptions): Promise<Client> {
+  const transport = options.transport ?? 'tcp';
+  const host = options.host ?? 'localhost';
+  const service = transport === 'tcp' ? `xmpp://127.0.0.1:${t.server.portOf('service_c2s')}` : `ws://127.0.0.1:${t.port}/websocket`;
+  const xmpp = client({ service, domain: host, resource: options.resource, credentials: async (authenticate: Function, mechanisms: string[]) => {
+    const wanted = options.mechanism ?? mechanisms.find((m) => m !== 'PLAIN') ?? 'PLAIN';
+    if (!mechanisms.includes(wanted)) throw new Error(`the server does not offer ${wanted} (it offers ${mechanisms.join(', ')})`);
+    await authenticate({ username: options.user, password: options.password }, wanted);
+  } } as any);
+  const socketOf = () => (xmpp as any).socket?.socket as TLSSocket | undefined;
+  const factory = (xmpp as any).saslFactory;
+  factory.use(scramClient('SCRAM-SHA-256', 'sha256', false, socketOf));
+  factory.use(scramClient('SCRAM-SHA-512', 'sha512', false, socketOf));
+  factory.use(scramClient('SCRAM-SHA-1-PLUS', 'sha1', true, socketOf));
+  factory.use(scramClient('SCRAM-SHA-256-PLUS', 'sha256', true, socketOf));
+  xmpp.on('error', () => {});
+  (xmpp as any).reconnect.stop();
+  await xmpp.start();
+  return xmpp;
+}
+
+/** Resolves with the next stanza that matches, or rejects after `ms`. */
+export function next(xmpp: Client, predicate: (stanza: Element) => boolean, ms = 5000): Promise<Element> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      xmpp.off('stanza', onStanza);
+      reject(new Error('timed out waiting for a stanza'));
+    }, ms);
+    const onStanza = (stanza: Element) => {
+      if (!predicate(stanza)) return;
+      clearTimeout(timer);
+      xmpp.off('stanza', onStanza);
+      resolve(stanza);
+    };
+    xmpp.on('stanza', onStanza);
+  });
+}
+
+/** Collects every stanza received from now on. */
+export function collect(xmpp: Client): Element[] {
+  const out: Element[] = [];
+  xmpp.on('stanza', (stanza: Element) => out.push(stanza));
+  return out;
+}
+
+export async function stopAll(...clients: Array<Client | undefined>): Promise<void> {
+  await Promise.all(clients.map((c) => c?.stop().catch(() => {})));
+}
