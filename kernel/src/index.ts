@@ -60,3 +60,24 @@ export { readBodyText } from './http/body.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel } from './log/logger.js';
 export type { Migration } from './storage/migrations.js';
 export type { DbKind, SqlType } from './storage/database.js';
+
+// XMPP: what modules use to handle stanzas.
+export { XmlElement, x, serialize, type XmlNode } from './xmpp/xml/element.js';
+export { parseElement, ParseError } from './xmpp/xml/stream-parser.js';
+export { Jid, InvalidJid } from './xmpp/jid.js';
+export { NS } from './xmpp/ns.js';
+export { StanzaError, StreamError, errorReply, STANZA_CONDITIONS, type StanzaCondition, type StanzaErrorType, type StreamErrorCondition } from './xmpp/errors.js';
+export { C2SSession, type ConnectionKind, type StanzaOutlet } from './xmpp/sm/session.js';
+export type { SessionManager } from './xmpp/sm/session-manager.js';
+export type { XmppService, SessionKeeper } from './xmpp/service.js';
+export type { Router, DomainHandler } from './xmpp/routing/router.js';
+export type { Middleware } from './xmpp/routing/chain.js';
+export type { DeliverContext, OfflineContext, ReceiveContext, SendContext, StreamControl, StreamInContext } from './xmpp/routing/contexts.js';
+export type { IqContext, IqHandler, IqHandlerRegistration, IqTarget } from './xmpp/routing/iq-handlers.js';
+export type { DiscoIdentity, DiscoRegistration, DiscoScope } from './xmpp/disco.js';
+export type { FeatureContext, StreamFeatureRegistration } from './xmpp/c2s/features.js';
+export { SaslFailure, type ChannelBindingType, type SaslCondition, type SaslExchange, type SaslMechanism, type SaslPeer, type SaslServices, type SaslStep } from './xmpp/sasl/mechanism.js';
+export type { MiddlewareRegistration, XmppRegistrations } from './modules/definition.js';
+export { isUniqueViolation } from './storage/database.js';
+export { pluck } from './storage/pluck.js';
+export { nodeprep, nameprep, resourceprep } from './accounts/jid.js';
