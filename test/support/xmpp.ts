@@ -36,6 +36,8 @@ export interface LoginOptions {
   resource?: string;
   mechanism?: string;
   transport?: Transport;
+  /** Let @xmpp/client reconnect (and resume, with stream management) after a lost connection. */
+  reconnect?: boolean;
 }
 
 type ScramHash = 'sha1' | 'sha256' | 'sha512';
@@ -92,7 +94,8 @@ export async function login(t: TestServer, options: LoginOptions): Promise<Clien
   factory.use(scramClient('SCRAM-SHA-1-PLUS', 'sha1', true, socketOf));
   factory.use(scramClient('SCRAM-SHA-256-PLUS', 'sha256', true, socketOf));
   xmpp.on('error', () => {});
-  (xmpp as any).reconnect.stop();
+  if (!options.reconnect) (xmpp as any).reconnect.stop();
+  else (xmpp as any).reconnect.delay = 100;
   await xmpp.start();
   return xmpp;
 }

@@ -1,12 +1,172 @@
-/** mod_stream_mgmt: Stream management (XEP-0198): acknowledgements and session resumption. (Being written.) */
-import { defineModule } from '@service/kernel';
+/**
+ * mod_stream_mgmt: stream management (XEP-0198). Acknowledgements both ways, and resumption: a session
+ * whose connection is lost stays bound, detached, for `resume_timeout` seconds, its stanzas queued; a
+ * new stream that resumes it gets the unacknowledged ones again. A session that ends for good hands its
+ * unacknowledged messages back to routing (other resources, or offline storage).
+ */
+import { StanzaError, StreamError, defineModule, x, type C2SSession, type KernelServices, type StreamInContext, type XmlElement } from '@service/kernel';
+import { NS_SM, SmState } from './state.js';
+
+const STANZAS = new Set(['message', 'presence', 'iq']);
+const ACK_REQUEST_DELAY_MS = 1000;
+
+interface Options {
+  resume_timeout: number;
+  max_resume_timeout: number;
+  max_ack_queue: number;
+}
+
+function failed(condition: 'unexpected-request' | 'item-not-found' | 'feature-not-implemented', text?: string): XmlElement {
+  return x('failed', { xmlns: NS_SM }, x(condition, { xmlns: 'urn:ietf:params:xml:ns:xmpp-stanzas' }), text ? x('text', { xmlns: 'urn:ietf:params:xml:ns:xmpp-stanzas' }, text) : undefined);
+}
+
+function createStreamManagement(services: KernelServices, options: () => Options) {
+  const { xmpp } = services;
+
+  /** Asks the client for an acknowledgement soon, once per burst of stanzas. */
+  const requestAck = (session: C2SSession, sm: SmState) => {
+    if (sm.ackRequest || sm.queue.length === 0) return;
+    sm.ackRequest = setTimeout(() => {
+      sm.ackRequest = undefined;
+      if (sm.queue.length) session.write(x('r', { xmlns: NS_SM }));
+    }, ACK_REQUEST_DELAY_MS);
+    sm.ackRequest.unref();
+  };
+
+  const enable = (ctx: StreamInContext) => {
+    const session = ctx.session;
+    if (!session) return ctx.stream.sendElement(failed('unexpected-request', 'bind a resource first'));
+    if (SmState.of(session)?.enabled) return ctx.stream.sendElement(failed('unexpected-request', 'stream management is already enabled'));
+    const sm = SmState.enable(session);
+    sm.enabled = true;
+    sm.resumable = ctx.element.attr('resume') === 'true' || ctx.element.attr('resume') === '1';
+    const asked = Number(ctx.element.attr('max'));
+    const max = Math.min(Number.isFinite(asked) && asked > 0 ? asked : options().resume_timeout, options().max_resume_timeout);
+    ctx.stream.sendElement(x('enabled', { xmlns: NS_SM, id: sm.resumable ? session.id : undefined, resume: sm.resumable ? 'true' : undefined, max: sm.resumable ? max : undefined }));
+    session.state('stream_mgmt_max', () => max);
+  };
+
+  const resume = (ctx: StreamInContext) => {
+    if (ctx.session) return ctx.stream.sendElement(failed('unexpected-request', 'this stream is already bound'));
+    const previd = ctx.element.attr('previd');
+    const session = xmpp.sessions.byAccount(ctx.account.bare).find((s) => s.id === previd);
+    const sm = session && SmState.of(session);
+    if (!session || !sm?.resumable || session.closed) return ctx.stream.sendElement(failed('item-not-found', 'no session to resume with this id'));
+    clearTimeout(sm.resumeTimer);
+    sm.resumeTimer = undefined;
+    const h = Number(ctx.element.attr('h'));
+    if (Number.isInteger(h) && h >= 0 && !sm.acknowledge(h)) {
+      return ctx.stream.sendElement(failed('unexpected-request', 'h counts more stanzas than were sent'));
+    }
+    const previous = session.outlet;
+    ctx.stream.adopt(session);
+    previous?.close(new StreamError('conflict', 'the session was resumed on another connection'));
+    ctx.stream.sendElement(x('resumed', { xmlns: NS_SM, h: sm.inbound, previd: session.id }));
+    // Everything the client has not acknowledged, again, in order.
+    for (const stanza of sm.queue) session.write(stanza);
+    requestAck(session, sm);
+    services.logger.info({ jid: session.jid.full, resent: sm.queue.length }, 'session resumed');
+  };
+
+  const streamIn = async (ctx: StreamInContext, next: () => Promise<void>) => {
+    const element = ctx.element;
+    if (element.ns === NS_SM) {
+      if (element.local === 'enable') return enable(ctx);
+      if (element.local === 'resume') return resume(ctx);
+      const sm = ctx.session && SmState.of(ctx.session);
+      if (!sm?.enabled) return ctx.stream.sendElement(failed('unexpected-request', 'stream management is not enabled'));
+      if (element.local === 'r') return ctx.stream.sendElement(x('a', { xmlns: NS_SM, h: sm.inbound }));
+      if (element.local === 'a') {
+        const h = Number(element.attr('h'));
+        if (!Number.isInteger(h) || h < 0 || !sm.acknowledge(h)) {
+          ctx.stream.sendElement(x('handled-count-too-high', { xmlns: NS_SM, h: element.attr('h'), 'send-count': sm.outbound }));
+          return ctx.session!.outlet?.close(new StreamError('undefined-condition', 'acknowledged more stanzas than were sent'));
+        }
+        return;
+      }
+      return;
+    }
+    await next();
+    const sm = ctx.session && SmState.of(ctx.session);
+    if (sm?.enabled && STANZAS.has(element.name)) sm.countInbound();
+  };
+
+  const userReceive = async (ctx: { stanza: XmlElement; session: C2SSession }, next: () => Promise<void>) => {
+    const sm = SmState.of(ctx.session);
+    if (sm?.enabled) {
+      if (sm.queue.length >= options().max_ack_queue) {
+        ctx.session.outlet?.close(new StreamError('resource-constraint', 'too many unacknowledged stanzas'));
+        return;
+      }
+      sm.sent(ctx.stanza);
+      requestAck(ctx.session, sm);
+    }
+    await next();
+  };
+
+  /** A lost connection: keep a resumable session detached for its timeout. */
+  const keep = (session: C2SSession): boolean => {
+    const sm = SmState.of(session);
+    if (!sm?.enabled || !sm.resumable) return false;
+    const seconds = session.peekState<number>('stream_mgmt_max') ?? options().resume_timeout;
+    sm.resumeTimer = setTimeout(() => void xmpp.endSession(session), seconds * 1000);
+    sm.resumeTimer.unref();
+    services.logger.debug({ jid: session.jid.full, seconds }, 'connection lost; session kept for resumption');
+    return true;
+  };
+
+  /** The session is over: what the client never acknowledged goes back to routing. */
+  const rerouteUnacknowledged = async (session: C2SSession) => {
+    const sm = SmState.of(session);
+    if (!sm) return;
+    clearTimeout(sm.resumeTimer);
+    clearTimeout(sm.ackRequest);
+    const pending = sm.queue.splice(0);
+    for (const stanza of pending) {
+      const type = stanza.attr('type');
+      if (stanza.name === 'message' && type !== 'error' && type !== 'groupchat' && type !== 'headline') {
+        await xmpp.router.route(stanza);
+      } else if (stanza.name === 'iq' && (type === 'get' || type === 'set')) {
+        await xmpp.router.bounce(stanza, new StanzaError('service-unavailable', 'the recipient disconnected'));
+      }
+    }
+  };
+
+  return { streamIn, userReceive, keep, rerouteUnacknowledged };
+}
 
 export default defineModule({
   name: 'mod_stream_mgmt',
   version: '0.1.0',
   kernel: '^0.1.0',
   summary: 'Stream management (XEP-0198): acknowledgements and session resumption',
-  start() {
-    return {};
+  doc:
+    'Clients that enable stream management (urn:xmpp:sm:3) get stanza acknowledgements both ways. With `resume`, a session whose connection drops stays ' +
+    'online for up to `resume_timeout` seconds, its incoming stanzas queued; the client reconnects, resumes, and gets everything it had not acknowledged. ' +
+    'When a session ends for good, unacknowledged messages go back to routing: to the account\'s other resources, or to offline storage.',
+  options: {
+    resume_timeout: { type: 'integer', min: 1, default: 300, doc: 'Seconds a lost session waits to be resumed, when the client does not ask for less.' },
+    max_resume_timeout: { type: 'integer', min: 1, default: 600, doc: 'The most a client may ask for with `max`.' },
+    max_ack_queue: { type: 'integer', min: 10, default: 5000, doc: 'Unacknowledged stanzas kept per session; beyond, the stream is closed (resource-constraint).' },
+  },
+  start(ctx) {
+    let options: Options = ctx.options;
+    const sm = createStreamManagement(ctx.services, () => options);
+    return {
+      xmpp: {
+        features: [{ build: () => x('sm', { xmlns: NS_SM }) }],
+        middleware: [
+          { chain: 'stream_in', handler: sm.streamIn, priority: 1 },
+          // Innermost: counts and queues exactly what is written to the client.
+          { chain: 'user_receive', handler: sm.userReceive, priority: 1000 },
+        ],
+        sessionKeepers: [sm.keep],
+        disco: [{ scope: 'server', features: [NS_SM] }],
+      },
+      hooks: [{ hook: 'c2s_session_closed', handler: sm.rerouteUnacknowledged }],
+      reload(next) {
+        options = next;
+      },
+    };
   },
 });
