@@ -45,7 +45,6 @@ const C2S = {
   starttls_required: { type: 'boolean', default: true, doc: 'Refuse authentication before STARTTLS.' },
   max_stanza_size: { type: 'integer', min: 1024, infinity: true, default: 262144, doc: 'Largest stanza in bytes; beyond it the stream is closed with policy-violation.' },
   access: { type: 'string', default: 'all', doc: 'Access rule deciding who may log in through this listener.' },
-  shaper: { type: 'string', default: 'none', doc: 'Traffic shaper for incoming data.' },
   negotiation_timeout: {
     type: 'integer',
     min: 1,
