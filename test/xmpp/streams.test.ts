@@ -120,6 +120,25 @@ describe('stream negotiation', () => {
       secure.destroy();
     });
 
+    it('accepts a restarted stream and bind pipelined with SASL (XEP-0305)', async () => {
+      const socket = await open(t.server.portOf('service_c2s')!);
+      socket.write(HEADER + "<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>");
+      await readUntil(socket, /<proceed/);
+      const secure = tlsConnect({ socket, servername: 'localhost' });
+      await new Promise((resolve) => secure.once('secureConnect', resolve));
+      const plain = Buffer.from('\0erin\0pw').toString('base64');
+      const received = readUntil(secure, /id='ping'/);
+      secure.write(
+        `${HEADER}<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='PLAIN'>${plain}</auth>` +
+          `<?xml version='1.0'?>${HEADER}<iq type='set' id='b'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>piped</resource></bind></iq>` +
+          "<iq type='get' id='ping' to='localhost'><ping xmlns='urn:xmpp:ping'/></iq>",
+      );
+      const text = await received;
+      expect(text).to.include("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>");
+      expect(text).to.include('<jid>erin@localhost/piped</jid>');
+      secure.destroy();
+    });
+
     it('closes a stream that does not negotiate in time with connection-timeout', async () => {
       await t.writeConfig({ ...xmppConfig(), listen: [...(xmppConfig().listen as any[]).slice(0, 1), { port: 0, ip: '127.0.0.1', module: 'service_c2s', negotiation_timeout: 1 }] });
       expect((await t.api('reload_config', {}, { basic: 'admin@localhost:adminpass' })).body).to.equal(0);

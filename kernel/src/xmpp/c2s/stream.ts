@@ -244,6 +244,15 @@ export class C2SStream implements StreamControl {
   // SASL
 
   async #saslElement(element: XmlElement): Promise<void> {
+    try {
+      await this.#saslExchangeStep(element);
+    } finally {
+      // Unless it restarted, the stream goes on: the transport releases what it held after the element.
+      if (this.#stage === 'negotiating') this.transport.resume();
+    }
+  }
+
+  async #saslExchangeStep(element: XmlElement): Promise<void> {
     const failure = (condition: string, text?: string) =>
       this.transport.sendElement(x('failure', { xmlns: NS.SASL }, x(condition), text ? x('text', { 'xml:lang': 'en' }, text) : undefined));
     if (element.local === 'abort') {

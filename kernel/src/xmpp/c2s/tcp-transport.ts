@@ -25,6 +25,8 @@ export class TcpTransport implements Transport {
   readonly port: number;
   #socket: Socket;
   #parser!: StreamParser;
+  /** Bytes to text, for the whole connection: a character may span chunks, and parsers change on restarts. */
+  #decoder = new TextDecoder('utf-8', { fatal: true });
   #events: TransportEvents | undefined;
   #secure: boolean;
   #ended = false;
@@ -90,6 +92,19 @@ export class TcpTransport implements Transport {
   }
 
   restart(): void {
+    this.#replaceParser(false);
+  }
+
+  resume(): void {
+    if (this.#parser.holding) this.#replaceParser(true);
+  }
+
+  /**
+   * A new parser for a restarted stream (or, `continued`, for the same stream after a held element);
+   * it first gets whatever the old one held back, pipelined by the client.
+   */
+  #replaceParser(continued: boolean): void {
+    const held = this.#parser?.takeHeld();
     const events = (): TransportEvents | undefined => this.#events;
     this.#parser = new StreamParser(
       {
@@ -99,7 +114,10 @@ export class TcpTransport implements Transport {
         error: (condition, text) => events()?.error(condition, text),
       },
       this.limits,
+      // What follows a SASL element may be a restarted stream (XEP-0305 pipelining): hold it.
+      { holdAfter: (element) => element.ns === NS.SASL && (element.local === 'auth' || element.local === 'response'), continued },
     );
+    if (held) this.#parser.writeText(held);
   }
 
   async startTls(): Promise<void> {
@@ -115,6 +133,10 @@ export class TcpTransport implements Transport {
     });
     this.#socket = secure;
     this.#listen(secure);
+    // Plaintext that came after <starttls/> is not part of the TLS stream: drop it with the old parser.
+    this.#parser.takeHeld();
+    this.#decoder = new TextDecoder('utf-8', { fatal: true });
+    this.#parser = new StreamParser({ streamStart: () => {}, element: () => {}, streamEnd: () => {}, error: () => {} });
     await new Promise<void>((resolve, reject) => {
       secure.once('secure', () => resolve());
       secure.once('error', reject);
@@ -133,9 +155,20 @@ export class TcpTransport implements Transport {
   }
 
   #listen(socket: Socket): void {
-    socket.on('data', (chunk: Buffer) => this.#parser.write(chunk));
+    socket.on('data', (chunk: Buffer) => this.#receive(chunk));
     socket.on('close', () => this.#events?.disconnected());
     socket.on('error', () => {});
+  }
+
+  #receive(chunk: Buffer): void {
+    let text: string;
+    try {
+      text = this.#decoder.decode(chunk, { stream: true });
+    } catch {
+      this.#events?.error('not-well-formed', 'the stream is not valid UTF-8');
+      return;
+    }
+    this.#parser.writeText(text, chunk.byteLength);
   }
 
   #write(text: string): void {

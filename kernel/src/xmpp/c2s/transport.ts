@@ -36,6 +36,8 @@ export interface Transport {
   sendClose(): void;
   /** Expects a new stream header (after STARTTLS or SASL). */
   restart(): void;
+  /** Goes on with the same stream after a SASL element that did not end in a restart. */
+  resume(): void;
   /** Upgrades to TLS in place, after <proceed/> was sent. */
   startTls(): Promise<void>;
   /** Ends the connection once what was written is flushed. */

@@ -61,6 +61,8 @@ export class WebSocketTransport implements Transport {
 
   restart(): void {}
 
+  resume(): void {}
+
   startTls(): Promise<void> {
     return Promise.reject(new Error('STARTTLS is not available on WebSocket'));
   }

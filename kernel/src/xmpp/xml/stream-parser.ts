@@ -31,6 +31,17 @@ export interface StreamParserHandlers {
 
 export const DEFAULT_LIMITS: StreamParserLimits = { maxStanzaSize: 262144, maxDepth: 64 };
 
+export interface StreamParserOptions {
+  /**
+   * After a top-level element for which this returns true, the parser stops and keeps the rest of the input
+   * (`takeHeld`): what follows may belong to a restarted stream (pipelined after SASL), which needs a new
+   * parser.
+   */
+  readonly holdAfter?: (element: XmlElement) => boolean;
+  /** Continue a stream whose header another parser already read: no header expected, none reported. */
+  readonly continued?: boolean;
+}
+
 export class StreamParser {
   readonly #parser: SaxesParser<{ xmlns: true; position: true }>;
   readonly #decoder = new TextDecoder('utf-8', { fatal: true });
@@ -45,10 +56,16 @@ export class StreamParser {
   #stanzaBytes = 0;
   /** Character offset (saxes position) where the current top-level element started. */
   #stanzaStart = -1;
+  /** Input held after a holdAfter element; undefined while parsing normally. */
+  #held: string | undefined;
+  #heldFrom = 0;
+  /** A continued stream: its synthetic header is not reported. */
+  #suppressStart = false;
 
   constructor(
     private readonly handlers: StreamParserHandlers,
     private readonly limits: StreamParserLimits = DEFAULT_LIMITS,
+    private readonly options: StreamParserOptions = {},
   ) {
     const parser = new SaxesParser({ xmlns: true, position: true });
     this.#parser = parser;
@@ -66,6 +83,21 @@ export class StreamParser {
     parser.on('closetag', () => this.#close());
     parser.on('text', (text) => this.#text(text));
     parser.on('cdata', (text) => this.#text(text));
+    if (options.continued) {
+      this.#suppressStart = true;
+      parser.write(`<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>`);
+    }
+  }
+
+  /** The input held since a holdAfter element (the parser is done after this). */
+  takeHeld(): string | undefined {
+    const held = this.#held;
+    this.#failed = true;
+    return held;
+  }
+
+  get holding(): boolean {
+    return this.#held !== undefined;
   }
 
   get failed(): boolean {
@@ -87,19 +119,27 @@ export class StreamParser {
 
   /** Feeds text (already decoded); `bytes` is its UTF-8 size when known. */
   writeText(text: string, bytes = Buffer.byteLength(text)): void {
+    if (this.#held !== undefined) {
+      this.#held += text;
+      return;
+    }
     if (this.#failed || text === '') return;
     const problem = this.#references.check(text);
     if (problem) {
       this.#fail('not-well-formed', problem);
       return;
     }
-    const startChar = this.#parser.position;
+    const startChar = this.#chunkStartOffset();
     this.#chunk = text;
     this.#chunkStart = startChar;
     try {
       this.#parser.write(text);
     } catch (err) {
-      this.#fail('not-well-formed', (err as Error).message);
+      if (this.#held === undefined) this.#fail('not-well-formed', (err as Error).message);
+    }
+    if (this.#held !== undefined) {
+      // Keep what came after the held element, unparsed, for the next parser.
+      this.#held = text.slice(this.#heldFrom - startChar);
       return;
     }
     if (this.#failed || this.#stack.length === 0) return;
@@ -116,20 +156,34 @@ export class StreamParser {
     this.#failed = true;
   }
 
+  /**
+   * The document offset of the parser's next character, valid while saxes emits an event. (saxes'
+   * `position` is only right during events; after a write it counts the chunk twice.)
+   */
+  #offset(): number {
+    const internals = this.#parser as unknown as { chunkPosition: number; i: number };
+    return internals.chunkPosition + internals.i;
+  }
+
+  /** The document offset where the next chunk starts. */
+  #chunkStartOffset(): number {
+    return (this.#parser as unknown as { chunkPosition: number }).chunkPosition;
+  }
+
   #fail(condition: ParseErrorCondition, text: string): void {
-    if (this.#failed) return;
+    if (this.#failed || this.#held !== undefined) return;
     this.#failed = true;
     this.#stack.length = 0;
     this.handlers.error(condition, text);
   }
 
   #open(tag: SaxesTagNS): void {
-    if (this.#failed) return;
+    if (this.#failed || this.#held !== undefined) return;
     const attrs: Record<string, string> = {};
     for (const [name, attr] of Object.entries(tag.attributes)) attrs[name] = typeof attr === 'string' ? attr : attr.value;
     if (!this.#rootOpen) {
       this.#rootOpen = true;
-      this.handlers.streamStart(tag.name, attrs, tag.uri || undefined);
+      if (!this.#suppressStart) this.handlers.streamStart(tag.name, attrs, tag.uri || undefined);
       return;
     }
     if (this.#stack.length >= this.limits.maxDepth) {
@@ -140,14 +194,14 @@ export class StreamParser {
     const parent = this.#stack[this.#stack.length - 1];
     if (parent) parent.children.push(element);
     else {
-      this.#stanzaStart = this.#parser.position;
+      this.#stanzaStart = this.#offset();
       this.#stanzaBytes = 0;
     }
     this.#stack.push(element);
   }
 
   #close(): void {
-    if (this.#failed) return;
+    if (this.#failed || this.#held !== undefined) return;
     const element = this.#stack.pop();
     if (!element) {
       this.#failed = true;
@@ -157,7 +211,7 @@ export class StreamParser {
     if (this.#stack.length === 0) {
       // A stanza that ends in this chunk: add the bytes of its part of the chunk, then check.
       const from = Math.max(this.#stanzaStart - this.#chunkStart, 0);
-      const size = this.#stanzaBytes + Buffer.byteLength(this.#chunk.slice(from, this.#parser.position - this.#chunkStart));
+      const size = this.#stanzaBytes + Buffer.byteLength(this.#chunk.slice(from, this.#offset() - this.#chunkStart));
       this.#stanzaStart = -1;
       this.#stanzaBytes = 0;
       if (size > this.limits.maxStanzaSize) {
@@ -165,11 +219,15 @@ export class StreamParser {
         return;
       }
       this.handlers.element(element);
+      if (this.options.holdAfter?.(element)) {
+        this.#held = '';
+        this.#heldFrom = this.#offset();
+      }
     }
   }
 
   #text(text: string): void {
-    if (this.#failed) return;
+    if (this.#failed || this.#held !== undefined) return;
     const current = this.#stack[this.#stack.length - 1];
     if (current) {
       const last = current.children[current.children.length - 1];
