@@ -25,7 +25,11 @@ import { LogService } from './log/log-service.js';
 import type { Logger } from './log/logger.js';
 import { kernelCommandHandlers } from './kernel-commands/index.js';
 import { NODE_MIGRATIONS, NodeIdentity } from './node/identity.js';
-import type { C2sListenerConfig } from './config/listeners.js';
+import type { C2sListenerConfig, HttpListenerConfig } from './config/listeners.js';
+import { OAUTH_MIGRATIONS } from './oauth/migrations.js';
+import { oauthBearerMechanism, xOAuth2Mechanism } from './oauth/sasl.js';
+import { OAuthService } from './oauth/service.js';
+import { XMLRPC_HANDLER, createXmlRpcHandler } from './xmlrpc/frontend.js';
 import { startC2sListener } from './xmpp/c2s/listener.js';
 import type { C2SEnvironment } from './xmpp/c2s/stream.js';
 import { WEBSOCKET_HANDLER, webSocketEndpoint, type WebSocketEndpoint } from './xmpp/c2s/websocket.js';
@@ -41,7 +45,7 @@ import { Storage, type DbKind } from './storage/database.js';
 import { KERNEL_VERSION } from './version.js';
 
 /** Request handlers served by the kernel itself; modules add theirs by name. */
-export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER];
+export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER, XMLRPC_HANDLER];
 
 /** The built-in modules live next to the kernel package in the repository. */
 export const BUILTIN_MODULES_DIR = fileURLToPath(new URL('../../modules/', import.meta.url));
@@ -206,6 +210,7 @@ export class Server implements ServerControl {
       this.#storage = await Storage.open({ sql: config.sql, dataDir: config.dataDir, defaultDb: config.default_db }, this.#logger);
       await this.#storage.migrate('kernel', ACCOUNT_MIGRATIONS, this.#authDb());
       await this.#storage.migrate('kernel', NODE_MIGRATIONS, config.default_db);
+      await this.#storage.migrate('service_oauth', OAUTH_MIGRATIONS, config.oauth_db_type ?? config.default_db);
       this.#catalog = new ModuleCatalog(BUILTIN_MODULES_DIR, join(config.dataDir, 'plugins'));
       this.#createServices();
       if (!this.options.maintenance) {
@@ -229,6 +234,10 @@ export class Server implements ServerControl {
       KERNEL_VERSION,
       config.node_name,
     );
+  }
+
+  #oauthDb(): DbKind {
+    return this.#config.oauth_db_type ?? this.#config.default_db;
   }
 
   #authDb(): DbKind {
@@ -267,8 +276,34 @@ export class Server implements ServerControl {
       catalog: this.#catalog,
       node: new NodeIdentity(() => this.#storage.db(this.#config.default_db)),
       xmpp: new XmppService(this.#hooks, accounts, () => this.#config.hosts, this.#logger),
+      oauth: new OAuthService(
+        () => this.#storage.db(this.#oauthDb()),
+        () => ({
+          expire: this.#config.oauth_expire,
+          access: this.#config.oauth_access,
+          clientIdCheck: this.#config.oauth_client_id_check,
+          cache: {
+            enabled: this.#config.oauth_use_cache,
+            size: this.#config.oauth_cache_size,
+            lifeTimeMs: this.#config.oauth_cache_life_time * 1000,
+            cacheMissed: this.#config.oauth_cache_missed,
+          },
+        }),
+        this.#scopes,
+        this.#registry,
+        () => this.#config.access,
+        this.#logger,
+      ),
     };
     this.#services = services;
+    services.httpAuth.setBearerResolver((token) => services.oauth.resolveBearer(token));
+    services.xmpp.sasl.register(xOAuth2Mechanism(() => services.oauth), 'kernel', 80);
+    services.xmpp.sasl.register(oauthBearerMechanism(() => services.oauth), 'kernel', 81);
+    this.#http.register(XMLRPC_HANDLER, createXmlRpcHandler(services), 'kernel');
+    this.#hooks.add('clear_cache', () => services.oauth.tokens.clearCache());
+    this.#hooks.add('remove_user', async (user, host) => {
+      await services.oauth.tokens.revokeWhere({ account: { user, host } });
+    });
     this.#c2sEnvironment = {
       xmpp: services.xmpp,
       accounts,
@@ -342,14 +377,18 @@ export class Server implements ServerControl {
       this.#logger.info({ port: http.port(), ip: effective.ip, handlers: effective.request_handlers }, 'listening for HTTP on %s port %d', effective.ip, http.port());
       return { config, http, close: () => http.close(), port: () => http.port() };
     }
-    if (effective.module === 'service_c2s') {
-      const c2s = await startC2sListener(effective, this.#c2sEnvironment, await this.#tls());
-      if (config.port === 0) this.#boundPorts.set(index, c2s.port());
-      this.#logger.info({ port: c2s.port(), ip: effective.ip, tls: effective.tls, starttls_required: effective.starttls_required }, 'listening for XMPP clients on %s port %d', effective.ip, c2s.port());
-      return { config, close: () => c2s.close(), port: () => c2s.port() };
+    if (effective.module === 'service_xmlrpc') {
+      // An HTTP listener whose every path is the XML-RPC handler, as ejabberd's service on its own port.
+      const asHttp = { ...effective, module: 'service_http', request_handlers: { '/': XMLRPC_HANDLER }, custom_headers: {} } as unknown as HttpListenerConfig;
+      const http = await startHttpListener(asHttp, this.#http, this.#logger, effective.certfile ?? this.#config.certfiles[0]);
+      if (config.port === 0) this.#boundPorts.set(index, http.port());
+      this.#logger.info({ port: http.port(), ip: effective.ip }, 'listening for XML-RPC on %s port %d', effective.ip, http.port());
+      return { config, http, close: () => http.close(), port: () => http.port() };
     }
-    this.#logger.warn({ module: effective.module, port: effective.port }, 'listener %s on port %d is configured, but this release does not serve it yet', effective.module, effective.port);
-    return { config, close: async () => {}, port: () => effective.port };
+    const c2s = await startC2sListener(effective, this.#c2sEnvironment, await this.#tls());
+    if (config.port === 0) this.#boundPorts.set(index, c2s.port());
+    this.#logger.info({ port: c2s.port(), ip: effective.ip, tls: effective.tls, starttls_required: effective.starttls_required }, 'listening for XMPP clients on %s port %d', effective.ip, c2s.port());
+    return { config, close: () => c2s.close(), port: () => c2s.port() };
   }
 
   /** The TLS certificates of client streams: certfiles, or a generated self-signed one. Loaded once per boot. */

@@ -13,7 +13,8 @@ import { coerceArgs, type ArgInput } from './coerce.js';
 import { CommandError, asCommandError } from './errors.js';
 import type { CommandRegistry } from './registry.js';
 import { formatResult } from './result.js';
-import type { CallContext, Caller, RegisteredCommand } from './types.js';
+import { nameprep, nodeprep } from '../accounts/jid.js';
+import type { CallContext, Caller, CommandDecl, RegisteredCommand } from './types.js';
 
 export interface ExecuteOptions {
   /** API version from a `vN` path segment; the latest definition by default. */
@@ -44,7 +45,7 @@ export class CommandBus {
     let command: RegisteredCommand | undefined;
     try {
       command = this.registry.resolve(name, options.version) ?? (await this.unknown(name, options.version));
-      const args = coerceArgs(command.decl, input);
+      const args = coerceArgs(command.decl, bindAccount(command.decl, input, caller));
       if (this.logger.isLevelEnabled('debug')) this.logger.debug({ command: name, requestId: caller.requestId, args: maskSecrets(args) }, 'command %s arguments', name);
       this.authorize(command, caller);
       const call: CallContext = {
@@ -123,6 +124,54 @@ export class CommandBus {
       outcome,
     );
   }
+}
+
+/**
+ * Whether the caller may act only on its own account: a token without service:admin (service:user, or
+ * per-command scopes), or XML-RPC's own-data call form. Everything else is decided by api_permissions alone.
+ */
+export function ownAccountOnly(caller: Caller): boolean {
+  if (caller.oauth) return !caller.oauth.scopes.includes('service:admin');
+  return caller.frontend === 'service_xmlrpc' && caller.account !== undefined && caller.actingAsAdmin !== true;
+}
+
+function accountArgs(decl: CommandDecl): readonly [string, string] | undefined {
+  if (decl.account) return decl.account;
+  const names = decl.args.map((a) => a.name);
+  return names.includes('user') && names.includes('host') ? ['user', 'host'] : undefined;
+}
+
+function sameName(given: unknown, own: string, prep: (s: string) => string): boolean {
+  if (typeof given !== 'string') return false;
+  try {
+    return prep(given) === own;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * For a caller bound to its own account: missing account arguments default to it, and any other value is
+ * refused (403) — a user's token cannot read or change another account.
+ */
+export function bindAccount(decl: CommandDecl, input: ArgInput, caller: Caller): ArgInput {
+  if (!caller.account || !ownAccountOnly(caller)) return input;
+  const names = accountArgs(decl);
+  if (!names) return input;
+  const entries = [...(Symbol.iterator in input ? (input as Iterable<readonly [string, unknown]>) : Object.entries(input))];
+  const [userArg, hostArg] = names;
+  const own = caller.account;
+  for (const [argName, own_, prep] of [
+    [userArg, own.user, nodeprep],
+    [hostArg, own.host, nameprep],
+  ] as const) {
+    const given = entries.filter(([k]) => k === argName);
+    if (given.length === 0) entries.push([argName, own_]);
+    else if (!given.every(([, v]) => sameName(v, own_, prep))) {
+      throw new CommandError('forbidden', `not allowed: these credentials act only on their own account (${own.user}@${own.host}); ${argName} must be ${own_} or left out`);
+    }
+  }
+  return entries;
 }
 
 /** Replaces secret argument values, for any log that shows arguments. */

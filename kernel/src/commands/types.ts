@@ -83,6 +83,11 @@ export interface CommandDecl {
   readonly offline?: 'allowed' | 'required';
   /** Old argument names still accepted: old name → current name. */
   readonly argsRename?: Readonly<Record<string, string>>;
+  /**
+   * The arguments naming the account the command acts on, for callers bound to their own account (a token
+   * without service:admin, XML-RPC's own-data form). Default: `user` and `host` when both are declared.
+   */
+  readonly account?: readonly [user: string, host: string];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -120,6 +125,8 @@ export interface Caller {
   readonly account?: { readonly user: string; readonly host: string };
   /** Set when the caller authenticated with an OAuth token. */
   readonly oauth?: { readonly scopes: readonly string[]; readonly tokenId: string };
+  /** XML-RPC's administrator call form (`admin: true` with the credentials). */
+  readonly actingAsAdmin?: boolean;
   /** Correlates log lines and the response header. */
   readonly requestId?: string;
 }

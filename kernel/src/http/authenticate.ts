@@ -14,6 +14,8 @@ export interface BearerResolver {
 
 export type HttpCredentials = Pick<Caller, 'account' | 'oauth'>;
 
+const invalidCredentials = () => new CommandError('unauthorized', 'invalid credentials: expected user@host and the right password');
+
 export class HttpAuthenticator {
   #bearer?: BearerResolver;
 
@@ -38,25 +40,42 @@ export class HttpAuthenticator {
     throw new CommandError('unauthorized', `unsupported authorization scheme '${scheme}': use Basic or Bearer`);
   }
 
+  /**
+   * Credentials given as parts (XML-RPC): a password, or a token that must belong to that account.
+   */
+  async authenticateParts(user: string, host: string, credential: { password: string } | { token: string }): Promise<HttpCredentials> {
+    if ('password' in credential) return { account: await this.#password(user, host, credential.password) };
+    if (!this.#bearer) throw new CommandError('unauthorized', 'tokens are not accepted: no OAuth token service is running');
+    const { account, scopes, tokenId } = await this.#bearer(credential.token);
+    if (account.user !== user.toLowerCase() || account.host !== host.toLowerCase()) {
+      throw new CommandError('unauthorized', `the token does not belong to ${user}@${host}`);
+    }
+    return { account, oauth: { scopes, tokenId } };
+  }
+
   async #basic(value: string): Promise<{ user: string; host: string }> {
     const decoded = Buffer.from(value, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     const jid = colon === -1 ? '' : decoded.slice(0, colon);
     const password = colon === -1 ? '' : decoded.slice(colon + 1);
     const at = jid.lastIndexOf('@');
-    const bad = () => new CommandError('unauthorized', 'invalid credentials: expected user@host and the right password');
-    if (at <= 0 || !password) throw bad();
-    const user = jid.slice(0, at).toLowerCase();
-    const host = jid.slice(at + 1).toLowerCase();
+    if (at <= 0) throw invalidCredentials();
+    return this.#password(jid.slice(0, at), jid.slice(at + 1), password);
+  }
+
+  async #password(userText: string, hostText: string, password: string): Promise<{ user: string; host: string }> {
+    const user = userText.toLowerCase();
+    const host = hostText.toLowerCase();
+    if (!user || !host || !password) throw invalidCredentials();
     let ok = false;
     try {
       ok = await this.accounts.checkPassword(user, host, password);
     } catch (err) {
       // An unknown host or a malformed name is just wrong credentials from the caller's side.
-      if (err instanceof CommandError && err.kind === 'bad_argument') throw bad();
+      if (err instanceof CommandError && err.kind === 'bad_argument') throw invalidCredentials();
       throw err;
     }
-    if (!ok) throw bad();
+    if (!ok) throw invalidCredentials();
     return { user, host };
   }
 }

@@ -11,11 +11,13 @@ import { documentationCommands, documentationHandlers } from './documentation.js
 import { logCommands, logHandlers } from './logs.js';
 import { serverCommands, serverHandlers } from './server.js';
 import { sessionCommands, sessionHandlers } from './sessions.js';
+import { oauthCommands, oauthHandlers } from './oauth.js';
 
 export const KERNEL_COMMANDS: readonly CommandDecl[] = [
   ...accountCommands,
   ...serverCommands,
   ...sessionCommands,
+  ...oauthCommands,
   ...documentationCommands,
   ...logCommands,
   ...consoleCommands,
@@ -27,6 +29,7 @@ export function kernelCommandHandlers(services: KernelServices, logs: () => LogS
     ...accountHandlers(services),
     ...serverHandlers(services),
     ...sessionHandlers(services),
+    ...oauthHandlers(services, () => services.oauth),
     ...documentationHandlers(services),
     ...logHandlers(logs),
     ...consoleHandlers(services),

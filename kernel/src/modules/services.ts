@@ -16,6 +16,7 @@ import type { NodeIdentity } from '../node/identity.js';
 import type { ModuleCatalog } from './catalog.js';
 import type { ScopeRegistry } from './scopes.js';
 import type { XmppService } from '../xmpp/service.js';
+import type { OAuthService } from '../oauth/service.js';
 
 /** Stop, restart and reload the server from a command. */
 export interface ServerControl {
@@ -54,6 +55,8 @@ export interface KernelServices {
   readonly node: NodeIdentity;
   /** Sessions, routing, IQ handlers, SASL, features, disco. */
   readonly xmpp: XmppService;
+  /** OAuth tokens and clients (`service_oauth`). */
+  readonly oauth: OAuthService;
   /**
    * Every known command, sorted by name: the loaded ones (`runtime`), then, unless `runtimeOnly`, those of
    * available modules that are not enabled.

@@ -1,0 +1,93 @@
+/**
+ * Registered OAuth clients: implicit clients with their exact redirect URI, password clients with a secret
+ * (stored as a scrypt hash), and how oauth_client_id_check applies to them.
+ */
+import type { Knex } from 'knex';
+import { conflict, notFound } from '../commands/errors.js';
+import { badArgument } from '../commands/errors.js';
+import { isUniqueViolation } from '../storage/database.js';
+import { CLIENTS_TABLE } from './migrations.js';
+import { hashSecret, verifySecret } from './secrets.js';
+
+export interface OAuthClient {
+  readonly clientId: string;
+  readonly clientName: string;
+  readonly grantType: 'implicit' | 'password';
+  readonly redirectUri?: string;
+  readonly hasSecret: boolean;
+}
+
+interface Row {
+  client_id: string;
+  client_name: string;
+  grant_type: string;
+  redirect_uri: string | null;
+  secret_hash: string | null;
+}
+
+function clientOf(row: Row): OAuthClient {
+  return {
+    clientId: row.client_id,
+    clientName: row.client_name,
+    grantType: row.grant_type === 'password' ? 'password' : 'implicit',
+    redirectUri: row.redirect_uri ?? undefined,
+    hasSecret: row.secret_hash !== null,
+  };
+}
+
+export function checkRedirectUri(uri: string): void {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw badArgument('redirect_uri', `redirect_uri '${uri}' is not an absolute URL`);
+  }
+  if (url.hash) throw badArgument('redirect_uri', 'redirect_uri must not have a fragment (#…): the token is delivered there');
+}
+
+export class ClientRegistry {
+  constructor(private readonly db: () => Knex) {}
+
+  async addImplicit(clientId: string, clientName: string, redirectUri: string): Promise<void> {
+    checkRedirectUri(redirectUri);
+    await this.#insert({ client_id: clientId, client_name: clientName, grant_type: 'implicit', redirect_uri: redirectUri, secret_hash: null });
+  }
+
+  async addPassword(clientId: string, clientName: string, secret: string): Promise<void> {
+    if (!secret) throw badArgument('secret', 'the secret must not be empty');
+    await this.#insert({ client_id: clientId, client_name: clientName, grant_type: 'password', redirect_uri: null, secret_hash: await hashSecret(secret) });
+  }
+
+  async #insert(row: Row): Promise<void> {
+    if (!row.client_id) throw badArgument('client_id', 'client_id must not be empty');
+    try {
+      await this.db()(CLIENTS_TABLE).insert({ ...row, created_at: Date.now() });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(`OAuth client '${row.client_id}' already exists`);
+      throw err;
+    }
+  }
+
+  async remove(clientId: string): Promise<void> {
+    const deleted = await this.db()(CLIENTS_TABLE).where({ client_id: clientId }).delete();
+    if (!deleted) throw notFound(`no OAuth client '${clientId}'`);
+  }
+
+  async get(clientId: string): Promise<OAuthClient | undefined> {
+    const row: Row | undefined = await this.db()(CLIENTS_TABLE).where({ client_id: clientId }).first();
+    return row ? clientOf(row) : undefined;
+  }
+
+  /** True when the client exists and the secret is its own (a client without secret accepts none). */
+  async verifySecret(clientId: string, secret: string | undefined): Promise<boolean> {
+    const row: Row | undefined = await this.db()(CLIENTS_TABLE).where({ client_id: clientId }).first();
+    if (!row) return false;
+    if (row.secret_hash === null) return secret === undefined || secret === '';
+    return secret !== undefined && (await verifySecret(secret, row.secret_hash));
+  }
+
+  async list(): Promise<OAuthClient[]> {
+    const rows: Row[] = await this.db()(CLIENTS_TABLE).orderBy('client_id');
+    return rows.map(clientOf);
+  }
+}

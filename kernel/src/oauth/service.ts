@@ -1,0 +1,59 @@
+/**
+ * `service_oauth`: tokens, clients, scope checks and the oauth_access rule, in one place for every
+ * frontend that issues or accepts tokens (commands, /oauth, the HTTP API, XML-RPC, SASL).
+ */
+import type { Knex } from 'knex';
+import type { AccessControl } from '../access/access-control.js';
+import type { CommandRegistry } from '../commands/registry.js';
+import { CommandError } from '../commands/errors.js';
+import type { Logger } from '../log/logger.js';
+import type { ScopeRegistry } from '../modules/scopes.js';
+import { ClientRegistry } from './clients.js';
+import { checkScopes } from './scopes.js';
+import { TokenService, mayObtainTokens, type TokenRecord, type TokenSettings } from './token-service.js';
+
+export interface OAuthSettings extends TokenSettings {
+  /** oauth_access: the access rule saying who may obtain tokens. */
+  readonly access: string;
+  /** oauth_client_id_check: allow (any client_id), db (a registered client), deny (none). */
+  readonly clientIdCheck: 'allow' | 'db' | 'deny';
+}
+
+export class OAuthService {
+  readonly tokens: TokenService;
+  readonly clients: ClientRegistry;
+
+  constructor(
+    db: () => Knex,
+    private readonly settings: () => OAuthSettings,
+    private readonly scopes: ScopeRegistry,
+    private readonly commands: CommandRegistry,
+    private readonly access: () => AccessControl,
+    logger: Logger,
+  ) {
+    this.tokens = new TokenService(db, settings, logger);
+    this.clients = new ClientRegistry(db);
+  }
+
+  get clientIdCheck(): OAuthSettings['clientIdCheck'] {
+    return this.settings().clientIdCheck;
+  }
+
+  /** The scopes, checked: throws InvalidScope naming the unknown ones. */
+  checkScopes(scopes: readonly string[]): string[] {
+    return checkScopes(scopes, this.scopes, this.commands);
+  }
+
+  /** oauth_access for an account (and the caller's address, for ip rules). */
+  mayObtainTokens(account: { user: string; host: string }, ip?: string): boolean {
+    return mayObtainTokens(this.access(), this.settings().access, account, ip);
+  }
+
+  /** For Authorization: Bearer — the token's owner and scopes, or an `unauthorized` error. */
+  async resolveBearer(token: string): Promise<{ account: { user: string; host: string }; scopes: readonly string[]; tokenId: string; record: TokenRecord }> {
+    const record = token ? await this.tokens.verify(token) : undefined;
+    if (!record || record.kind !== 'access') throw new CommandError('unauthorized', 'Oauth Token is invalid or expired.');
+    if (!record.account) throw new CommandError('unauthorized', 'this token belongs to no account');
+    return { account: record.account, scopes: record.scopes, tokenId: record.id, record };
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * A cache of token look-ups (oauth_use_cache, oauth_cache_size, oauth_cache_life_time, oauth_cache_missed):
+ * a bearer call then costs a hash and a map look-up. Entries are keyed by the token's hash. A revocation
+ * removes its entry at once; an expiry is checked on every use, cached or not.
+ */
+export interface CacheSettings {
+  readonly enabled: boolean;
+  readonly size: number;
+  readonly lifeTimeMs: number;
+  /** Also remember that a token does not exist. */
+  readonly cacheMissed: boolean;
+}
+
+export class TokenCache<T> {
+  /** Map order is recency order. */
+  readonly #entries = new Map<string, { value: T | undefined; until: number }>();
+
+  constructor(private readonly settings: () => CacheSettings) {}
+
+  /** `undefined` when not cached; `{value: undefined}` for a cached miss. */
+  get(hash: string, now = Date.now()): { value: T | undefined } | undefined {
+    const settings = this.settings();
+    if (!settings.enabled) return undefined;
+    const entry = this.#entries.get(hash);
+    if (!entry) return undefined;
+    if (entry.until <= now) {
+      this.#entries.delete(hash);
+      return undefined;
+    }
+    this.#entries.delete(hash);
+    this.#entries.set(hash, entry);
+    return { value: entry.value };
+  }
+
+  set(hash: string, value: T | undefined, now = Date.now()): void {
+    const settings = this.settings();
+    if (!settings.enabled || (value === undefined && !settings.cacheMissed)) return;
+    this.#entries.delete(hash);
+    this.#entries.set(hash, { value, until: now + settings.lifeTimeMs });
+    for (const key of this.#entries.keys()) {
+      if (this.#entries.size <= settings.size) break;
+      this.#entries.delete(key);
+    }
+  }
+
+  delete(hash: string): void {
+    this.#entries.delete(hash);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}

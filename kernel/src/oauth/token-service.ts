@@ -1,0 +1,174 @@
+/**
+ * The `service_oauth` token service: issue, verify, list, revoke and purge bearer tokens. Every flow (the
+ * oauth_issue_token command, the authorization form, the token endpoint, oidc-provider's flows) stores its
+ * tokens here, so they are listed, revoked and introspected the same way.
+ */
+import type { Knex } from 'knex';
+import type { AccessControl } from '../access/access-control.js';
+import { CommandError } from '../commands/errors.js';
+import type { Logger } from '../log/logger.js';
+import { TOKENS_TABLE } from './migrations.js';
+import { newToken, newTokenId, tokenHash } from './secrets.js';
+import { TokenCache, type CacheSettings } from './token-cache.js';
+
+export interface TokenRecord {
+  readonly id: string;
+  readonly kind: string;
+  readonly account: { readonly user: string; readonly host: string } | undefined;
+  readonly clientId: string | undefined;
+  readonly scopes: readonly string[];
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly grantId?: string;
+}
+
+export interface IssuedToken {
+  readonly token: string;
+  readonly id: string;
+  readonly scopes: readonly string[];
+  /** Seconds. */
+  readonly expiresIn: number;
+}
+
+export interface TokenSettings {
+  /** oauth_expire: the default lifetime and the cap on requested ones, in seconds. */
+  readonly expire: number;
+  readonly cache: CacheSettings;
+}
+
+interface Row {
+  token_hash: string;
+  id: string;
+  kind: string;
+  username: string | null;
+  host: string | null;
+  client_id: string | null;
+  scope: string;
+  created_at: number | string;
+  expires_at: number | string;
+  last_used_at: number | string | null;
+  grant_id: string | null;
+}
+
+/** last_used_at is written at most this often per token: a bearer call must not mean a database write. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+function recordOf(row: Row): TokenRecord {
+  return {
+    id: row.id,
+    kind: row.kind,
+    account: row.username && row.host ? { user: row.username, host: row.host } : undefined,
+    clientId: row.client_id ?? undefined,
+    scopes: row.scope.split(' ').filter(Boolean),
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    grantId: row.grant_id ?? undefined,
+  };
+}
+
+export class TokenService {
+  readonly #cache: TokenCache<TokenRecord & { touchedAt: number }>;
+
+  constructor(
+    private readonly db: () => Knex,
+    private readonly settings: () => TokenSettings,
+    private readonly logger: Logger,
+  ) {
+    this.#cache = new TokenCache(() => this.settings().cache);
+  }
+
+  /** The lifetime a request gets: its ttl (when given) capped by oauth_expire, in seconds. */
+  lifetime(ttl: number | undefined): number {
+    const max = this.settings().expire;
+    if (ttl === undefined) return max;
+    if (!Number.isInteger(ttl) || ttl <= 0) throw new CommandError('bad_argument', `ttl must be a positive number of seconds, got ${ttl}`, 'ttl');
+    return Math.min(ttl, max);
+  }
+
+  async issue(options: { account?: { user: string; host: string }; scopes: readonly string[]; ttl?: number; clientId?: string; kind?: string; grantId?: string }): Promise<IssuedToken> {
+    const token = newToken();
+    const id = newTokenId();
+    const seconds = this.lifetime(options.ttl);
+    const now = Date.now();
+    await this.db()(TOKENS_TABLE).insert({
+      token_hash: tokenHash(token),
+      id,
+      kind: options.kind ?? 'access',
+      username: options.account?.user ?? null,
+      host: options.account?.host ?? null,
+      client_id: options.clientId ?? null,
+      scope: options.scopes.join(' '),
+      created_at: now,
+      expires_at: now + seconds * 1000,
+      last_used_at: null,
+      grant_id: options.grantId ?? null,
+    });
+    this.logger.info({ tokenId: id, owner: options.account ? `${options.account.user}@${options.account.host}` : undefined, client: options.clientId, scopes: options.scopes, seconds }, 'OAuth token issued');
+    return { token, id, scopes: options.scopes, expiresIn: seconds };
+  }
+
+  /** The token's record when it exists and has not expired; undefined otherwise. */
+  async verify(token: string): Promise<TokenRecord | undefined> {
+    const hash = tokenHash(token);
+    const now = Date.now();
+    const cached = this.#cache.get(hash, now);
+    let record = cached?.value;
+    if (!cached) {
+      const row: Row | undefined = await this.db()(TOKENS_TABLE).where({ token_hash: hash }).first();
+      record = row ? { ...recordOf(row), touchedAt: Number(row.last_used_at ?? 0) } : undefined;
+      this.#cache.set(hash, record, now);
+    }
+    if (!record || record.expiresAt <= now) return undefined;
+    if (now - record.touchedAt > TOUCH_INTERVAL_MS) {
+      record.touchedAt = now;
+      this.db()(TOKENS_TABLE).where({ token_hash: hash }).update({ last_used_at: now }).catch((err: unknown) => this.logger.debug({ err }, 'could not record token use'));
+    }
+    return record;
+  }
+
+  /** Revokes by the token itself or by its public id; false when there is no such token. */
+  async revoke(tokenOrId: string): Promise<boolean> {
+    const hash = tokenHash(tokenOrId);
+    const row: Pick<Row, 'token_hash'> | undefined = await this.db()(TOKENS_TABLE).select('token_hash').where({ token_hash: hash }).orWhere({ id: tokenOrId }).first();
+    if (!row) return false;
+    await this.db()(TOKENS_TABLE).where({ token_hash: row.token_hash }).delete();
+    this.#cache.delete(row.token_hash);
+    this.logger.info({ tokenHashPrefix: row.token_hash.slice(0, 8) }, 'OAuth token revoked');
+    return true;
+  }
+
+  /** Revokes every token of a grant, a client or an account (logout, client removal, account removal). */
+  async revokeWhere(where: { grantId?: string; clientId?: string; account?: { user: string; host: string } }): Promise<number> {
+    const query = this.db()(TOKENS_TABLE);
+    if (where.grantId) query.where({ grant_id: where.grantId });
+    else if (where.clientId) query.where({ client_id: where.clientId });
+    else if (where.account) query.where({ username: where.account.user, host: where.account.host });
+    else return 0;
+    const rows: Array<Pick<Row, 'token_hash'>> = await query.clone().select('token_hash');
+    if (!rows.length) return 0;
+    await this.db()(TOKENS_TABLE).whereIn('token_hash', rows.map((r) => r.token_hash)).delete();
+    for (const row of rows) this.#cache.delete(row.token_hash);
+    return rows.length;
+  }
+
+  async list(now = Date.now()): Promise<Array<TokenRecord & { lastUsedAt?: number }>> {
+    const rows: Row[] = await this.db()(TOKENS_TABLE).where('expires_at', '>', now).orderBy('created_at');
+    return rows.map((row) => ({ ...recordOf(row), lastUsedAt: row.last_used_at === null ? undefined : Number(row.last_used_at) }));
+  }
+
+  /** Deletes expired tokens; returns how many. */
+  async purgeExpired(now = Date.now()): Promise<number> {
+    const deleted = await this.db()(TOKENS_TABLE).where('expires_at', '<=', now).delete();
+    if (deleted) this.logger.debug({ deleted }, 'expired OAuth tokens purged');
+    return deleted;
+  }
+
+  clearCache(): void {
+    this.#cache.clear();
+  }
+}
+
+/** Whether oauth_access lets an account obtain tokens. */
+export function mayObtainTokens(access: AccessControl, rule: string, account: { user: string; host: string }, ip?: string): boolean {
+  return access.matchRule(rule, { user: account.user, server: account.host, ip }) === 'allow';
+}
