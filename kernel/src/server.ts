@@ -47,6 +47,8 @@ import { KERNEL_VERSION } from './version.js';
 /** Request handlers served by the kernel itself; modules add theirs by name. */
 export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER, XMLRPC_HANDLER];
 
+const TOKEN_PURGE_INTERVAL_MS = 10 * 60 * 1000;
+
 /** The built-in modules live next to the kernel package in the repository. */
 export const BUILTIN_MODULES_DIR = fileURLToPath(new URL('../../modules/', import.meta.url));
 
@@ -88,6 +90,7 @@ export class Server implements ServerControl {
   #c2sEnvironment!: C2SEnvironment;
   #websocket?: WebSocketEndpoint;
   #certificates?: CertificateStore;
+  #purgeTimer?: NodeJS.Timeout;
   /** Ports chosen by the system for `port: 0`, kept across a restart. */
   #boundPorts = new Map<number, number>();
   // Recreated on every boot, so a restart starts from a clean slate (no hook or handler left behind).
@@ -228,6 +231,11 @@ export class Server implements ServerControl {
     }
     this.#status = 'started';
     if (this.options.maintenance) return;
+    // Expired tokens stop working at once (verify checks the expiry); their rows go now and then.
+    this.#purgeTimer = setInterval(() => {
+      this.#services.oauth.tokens.purgeExpired().catch((err: unknown) => this.#logger.warn({ err }, 'purging expired OAuth tokens failed'));
+    }, TOKEN_PURGE_INTERVAL_MS);
+    this.#purgeTimer.unref();
     this.#logger.notice(
       { node: config.node_name, hosts: config.hosts, modules: this.#modules.running(), listeners: this.#listeners.map((l) => `${l.config.module}:${l.port()}`) },
       'service %s started on %s',
@@ -438,6 +446,7 @@ export class Server implements ServerControl {
   async #teardown(): Promise<void> {
     if (this.#status === 'stopped') return;
     this.#status = 'stopping';
+    clearInterval(this.#purgeTimer);
     this.#websocket?.close();
     this.#certificates = undefined;
     await this.#control?.close().catch((err: unknown) => this.#logger?.error({ err }, 'closing the control socket failed'));

@@ -94,6 +94,11 @@ export class CommandBus {
     if (decl.cliOnly && caller.frontend !== CLI_FRONTEND) {
       throw new CommandError('forbidden', `${decl.name} can only be run from the command line (servicectl ${decl.name})`);
     }
+    const scopes = caller.oauth?.scopes;
+    if (scopes && !scopes.includes('service:admin') && !scopes.includes('service:user') && !scopes.includes(decl.name)) {
+      // A token of per-command scopes runs those commands and no other.
+      throw new CommandError('forbidden', `not allowed: the token's scopes (${scopes.join(' ') || 'none'}) do not include ${decl.name}`);
+    }
     const access = this.access();
     if (access.check(decl, caller).allowed) return;
     const who = caller.account ? `${caller.account.user}@${caller.account.host}` : 'an anonymous caller';
