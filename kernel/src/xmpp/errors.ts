@@ -4,6 +4,7 @@
  */
 import { XmlElement, x } from './xml/element.js';
 import { NS } from './ns.js';
+import { brand } from '../util/brand.js';
 
 export type StanzaErrorType = 'auth' | 'cancel' | 'continue' | 'modify' | 'wait';
 
@@ -57,6 +58,7 @@ export class StanzaError extends Error {
     );
   }
 }
+brand(StanzaError, 'StanzaError');
 
 /**
  * The error reply to a stanza: same name and id, addresses swapped, type error. The original payload is

@@ -4,6 +4,7 @@
  * OAUTHBEARER) without touching the stream code.
  */
 import type { AccountService } from '../../accounts/accounts.js';
+import { brand } from '../../util/brand.js';
 
 export type SaslCondition =
   | 'aborted'
@@ -27,6 +28,7 @@ export class SaslFailure extends Error {
     this.name = 'SaslFailure';
   }
 }
+brand(SaslFailure, 'SaslFailure');
 
 export type ChannelBindingType = 'tls-exporter' | 'tls-server-end-point';
 
