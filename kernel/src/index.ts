@@ -59,6 +59,8 @@ export { readBodyText } from './http/body.js';
 
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel } from './log/logger.js';
 export type { Migration } from './storage/migrations.js';
+export { binaryCollation, sqlClientOf } from './storage/migrations.js';
+export type { Knex } from 'knex';
 export type { DbKind, SqlType } from './storage/database.js';
 
 // XMPP: what modules use to handle stanzas.

@@ -44,6 +44,17 @@ export function sqlClientOf(knex: Knex): SqlClient {
   throw new Error(`unsupported knex client '${client || 'custom'}': expected better-sqlite3, mysql2 or pg`);
 }
 
+/**
+ * Text keys compared byte for byte on MySQL/MariaDB too, as SQLite and PostgreSQL compare them: their
+ * default collations would make 'Work' and 'work', or 'rené' and 'rene', one key. Call it first thing in
+ * a createTable callback; it does nothing on the other databases.
+ */
+export function binaryCollation(knex: Knex, table: Knex.CreateTableBuilder): void {
+  if (sqlClientOf(knex) !== 'mysql2') return;
+  table.charset('utf8mb4');
+  table.collate('utf8mb4_bin');
+}
+
 /** Applies the migrations of `owner` not applied yet, in array order; returns the ids applied now. */
 export async function runMigrations(knex: Knex, owner: string, migrations: readonly Migration[]): Promise<string[]> {
   checkNames(owner, migrations);
