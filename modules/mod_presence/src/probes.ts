@@ -1,0 +1,65 @@
+/**
+ * Presence probes (RFC 6121 §4.3): at initial presence the server asks the contacts the account is
+ * subscribed to for their presence, and answers the probes that arrive for its local accounts. Probes are
+ * the server's business: they are never delivered to clients.
+ */
+import type { C2SSession, DeliverContext, Jid, Logger, Middleware, XmlElement, XmppService } from '@service/kernel';
+import type { RosterApi } from '@service/mod_roster';
+import { addressed, probe, unavailable } from './stanzas.js';
+
+export class Probes {
+  constructor(
+    private readonly roster: RosterApi,
+    private readonly xmpp: XmppService,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * c2s_initial_presence: probes to the contacts with subscription to/both, from the session's full JID
+   * so that the answers come to it; the account's other available resources are known here and sent
+   * directly.
+   */
+  async sendProbes(session: C2SSession): Promise<void> {
+    for (const contact of await this.roster.subscriptions(session.account)) {
+      if (contact.bare === session.account.bare) continue;
+      await this.#route(probe(session.jid, contact));
+    }
+    for (const other of this.xmpp.sessions.byAccount(session.account.bare)) {
+      if (other === session || !other.available || other.closed) continue;
+      await this.xmpp.router.deliverToSession(session, addressed(other.presence, other.jid, session.jid));
+    }
+  }
+
+  /** deliver: answers a probe for a local account, or ignores it when the prober is not subscribed. */
+  answer(): Middleware<DeliverContext> {
+    return async (ctx, next) => {
+      if (ctx.stanza.name !== 'presence' || ctx.stanza.attr('type') !== 'probe') return next();
+      const owner = ctx.to.toBare();
+      const prober = ctx.from;
+      // RFC 6121 §4.3.2: no presence for someone not subscribed, and no error either.
+      if (!(await this.#mayProbe(owner, prober))) return;
+      const sessions = this.xmpp.sessions
+        .byAccount(owner.bare)
+        .filter((s) => s.available && !s.closed && (ctx.to.isBare || s.jid.full === ctx.to.full) && s.jid.full !== prober.full);
+      if (!sessions.length) {
+        await this.#route(unavailable(owner, prober));
+        return;
+      }
+      for (const session of sessions) await this.#route(addressed(session.presence, session.jid, prober));
+    };
+  }
+
+  async #mayProbe(owner: Jid, prober: Jid): Promise<boolean> {
+    if (owner.bare === prober.bare) return true;
+    const item = await this.roster.getItem(owner, prober.toBare());
+    return item?.subscription === 'from' || item?.subscription === 'both';
+  }
+
+  async #route(stanza: XmlElement): Promise<void> {
+    try {
+      await this.xmpp.router.route(stanza);
+    } catch (err) {
+      this.logger.error({ err, to: stanza.attr('to') }, 'a probe or its answer could not be routed');
+    }
+  }
+}

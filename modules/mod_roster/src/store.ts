@@ -1,0 +1,166 @@
+/**
+ * Roster rows in SQL (see migrations.ts). Every method that takes an executor runs on it, so that a change
+ * and its version bump commit together in one transaction; SQLite has a single connection, so nothing in
+ * a transaction may use the pool directly.
+ */
+import type { Knex } from '@service/kernel';
+import type { Jid } from '@service/kernel';
+import { GROUPS_TABLE, ITEMS_TABLE, VERSIONS_TABLE } from './migrations.js';
+import { flagsOf, subscriptionOf, type Flags } from './state.js';
+import type { Subscription } from './types.js';
+
+export type Executor = Knex | Knex.Transaction;
+
+/** A row of roster_items with its groups, as the module handles it. */
+export interface StoredItem {
+  /** The contact's bare JID. */
+  readonly contact: string;
+  readonly nick: string | undefined;
+  readonly groups: readonly string[];
+  readonly flags: Flags;
+  /** False for a stored request from someone not (yet) in the roster. */
+  readonly inRoster: boolean;
+  /** The pending inbound subscription request, serialized. */
+  readonly request: string | undefined;
+}
+
+interface ItemRow {
+  jid: string;
+  nick: string | null;
+  subscription: string;
+  pending_out: unknown;
+  pending_in: unknown;
+  approved: unknown;
+  in_roster: unknown;
+  request: string | null;
+}
+
+/** Booleans come back as true/false (PostgreSQL) or 1/0 (SQLite, MariaDB). */
+function bool(value: unknown): boolean {
+  return value === true || value === 1 || value === '1';
+}
+
+function keyOf(owner: Jid): { host: string; username: string } {
+  return { host: owner.host, username: owner.user! };
+}
+
+function toItem(row: ItemRow, groups: readonly string[]): StoredItem {
+  const subscription = (['none', 'to', 'from', 'both'].includes(row.subscription) ? row.subscription : 'none') as Subscription;
+  return {
+    contact: row.jid,
+    nick: row.nick ?? undefined,
+    groups,
+    flags: { ...flagsOf(subscription), pendingOut: bool(row.pending_out), pendingIn: bool(row.pending_in), approved: bool(row.approved) },
+    inRoster: bool(row.in_roster),
+    request: row.request ?? undefined,
+  };
+}
+
+const ITEM_COLUMNS = ['jid', 'nick', 'subscription', 'pending_out', 'pending_in', 'approved', 'in_roster', 'request'];
+
+export class RosterStore {
+  constructor(private readonly db: Knex) {}
+
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async item(owner: Jid, contact: string, exec: Executor = this.db): Promise<StoredItem | undefined> {
+    const key = { ...keyOf(owner), jid: contact };
+    const row = (await exec(ITEMS_TABLE).first(ITEM_COLUMNS).where(key)) as ItemRow | undefined;
+    if (!row) return undefined;
+    const groups = (await exec(GROUPS_TABLE).select('group_name').where(key)) as Array<{ group_name: string }>;
+    return toItem(row, groups.map((g) => g.group_name).sort());
+  }
+
+  /** The owner's items sorted by contact; stored requests from contacts not in the roster only when asked. */
+  async items(owner: Jid, includeRequests = false): Promise<StoredItem[]> {
+    const query = this.db(ITEMS_TABLE).select(ITEM_COLUMNS).where(keyOf(owner));
+    if (!includeRequests) query.andWhere({ in_roster: true });
+    const rows = (await query) as ItemRow[];
+    if (!rows.length) return [];
+    const groupRows = (await this.db(GROUPS_TABLE).select('jid', 'group_name').where(keyOf(owner))) as Array<{ jid: string; group_name: string }>;
+    const groups = new Map<string, string[]>();
+    for (const { jid, group_name } of groupRows) {
+      const list = groups.get(jid);
+      if (list) list.push(group_name);
+      else groups.set(jid, [group_name]);
+    }
+    return rows
+      .map((row) => toItem(row, (groups.get(row.jid) ?? []).sort()))
+      .sort((a, b) => (a.contact < b.contact ? -1 : a.contact > b.contact ? 1 : 0));
+  }
+
+  /** Items with a stored inbound request, to re-send at login. */
+  async pendingRequests(owner: Jid): Promise<StoredItem[]> {
+    const rows = (await this.db(ITEMS_TABLE).select(ITEM_COLUMNS).where({ ...keyOf(owner), pending_in: true })) as ItemRow[];
+    return rows.map((row) => toItem(row, []));
+  }
+
+  async count(owner: Jid, exec: Executor = this.db): Promise<number> {
+    const [row] = (await exec(ITEMS_TABLE).count({ n: '*' }).where({ ...keyOf(owner), in_roster: true })) as Array<{ n: number | string }>;
+    return Number(row?.n ?? 0);
+  }
+
+  /** Contacts with the given subscriptions, e.g. ['from', 'both'] for the owner's subscribers. */
+  async contactsWith(owner: Jid, subscriptions: readonly Subscription[]): Promise<string[]> {
+    const rows = (await this.db(ITEMS_TABLE).select('jid').where(keyOf(owner)).whereIn('subscription', [...subscriptions])) as Array<{ jid: string }>;
+    return rows.map((r) => r.jid);
+  }
+
+  /** Writes an item; its groups are rewritten only when they differ from `previous`'s. */
+  async save(exec: Executor, owner: Jid, item: StoredItem, previous: StoredItem | undefined): Promise<void> {
+    const key = { ...keyOf(owner), jid: item.contact };
+    await exec(ITEMS_TABLE)
+      .insert({
+        ...key,
+        nick: item.nick ?? null,
+        subscription: subscriptionOf(item.flags),
+        pending_out: item.flags.pendingOut,
+        pending_in: item.flags.pendingIn,
+        approved: item.flags.approved,
+        in_roster: item.inRoster,
+        request: item.request ?? null,
+      })
+      .onConflict(['host', 'username', 'jid'])
+      .merge();
+    const sameGroups = previous !== undefined && previous.groups.length === item.groups.length && previous.groups.every((g, i) => g === item.groups[i]);
+    if (sameGroups) return;
+    await exec(GROUPS_TABLE).where(key).delete();
+    if (item.groups.length) await exec(GROUPS_TABLE).insert(item.groups.map((group_name) => ({ ...key, group_name })));
+  }
+
+  async delete(exec: Executor, owner: Jid, contact: string): Promise<void> {
+    const key = { ...keyOf(owner), jid: contact };
+    await exec(GROUPS_TABLE).where(key).delete();
+    await exec(ITEMS_TABLE).where(key).delete();
+  }
+
+  /** The current roster version: '0' for a roster that never changed (which is then empty). */
+  async version(owner: Jid, exec: Executor = this.db): Promise<string> {
+    const row = (await exec(VERSIONS_TABLE).first('version').where(keyOf(owner))) as { version: number | string } | undefined;
+    return String(row?.version ?? 0);
+  }
+
+  /**
+   * Moves the version on. Versions are at least the current time in milliseconds, so that an account
+   * removed and created again never repeats a version a client may have cached for the old roster.
+   */
+  async nextVersion(exec: Executor, owner: Jid): Promise<string> {
+    const key = keyOf(owner);
+    const row = (await exec(VERSIONS_TABLE).first('version').where(key)) as { version: number | string } | undefined;
+    const next = Math.max(Number(row?.version ?? 0) + 1, Date.now());
+    if (row) await exec(VERSIONS_TABLE).update({ version: next }).where(key);
+    else await exec(VERSIONS_TABLE).insert({ ...key, version: next });
+    return String(next);
+  }
+
+  /** Everything stored for an account (remove_user). */
+  async deleteAccount(owner: Jid): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx(GROUPS_TABLE).where(keyOf(owner)).delete();
+      await trx(ITEMS_TABLE).where(keyOf(owner)).delete();
+      await trx(VERSIONS_TABLE).where(keyOf(owner)).delete();
+    });
+  }
+}
