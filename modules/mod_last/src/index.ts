@@ -1,12 +1,44 @@
-/** mod_last: Last activity (XEP-0012). (Being written.) */
+/**
+ * mod_last: last activity (XEP-0012). Answers the server's uptime and, for accounts, the time since
+ * their last logout with the status they left; records it when an account's last session ends. Uses
+ * mod_roster, when enabled, to let contacts with a presence subscription ask.
+ */
 import { defineModule } from '@service/kernel';
+import { accountKey } from './account.js';
+import { LastActivity } from './activity.js';
+import { lastActivityApi } from './api.js';
+import { NS_LAST, lastIqHandlers } from './iq.js';
+import { logoutTracker } from './logout-tracker.js';
+import { LAST_MIGRATIONS } from './migrations.js';
+import { lastActivityAccess } from './roster-access.js';
+import { LastActivityStore } from './store.js';
+
+export type { LastActivityApi, LastActivityRecord } from './api.js';
 
 export default defineModule({
   name: 'mod_last',
   version: '0.1.0',
   kernel: '^0.1.0',
   summary: 'Last activity (XEP-0012)',
-  start() {
-    return {};
+  depends: [{ module: 'mod_roster', optional: true }],
+  options: {
+    db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where last activity is stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
+  },
+  migrations: LAST_MIGRATIONS,
+  start(ctx) {
+    const sessions = ctx.services.xmpp.sessions;
+    const activity = new LastActivity(new LastActivityStore(ctx.db), sessions);
+    const access = lastActivityAccess(ctx.depends('mod_roster'));
+    return {
+      api: lastActivityApi(activity),
+      xmpp: {
+        iq: lastIqHandlers(activity, access, ctx.services),
+        disco: [{ scope: 'server', features: [NS_LAST] }],
+      },
+      hooks: [
+        { hook: 'c2s_session_closed', handler: logoutTracker(activity, sessions) },
+        { hook: 'remove_user', handler: (user, host) => activity.delete(accountKey(user, host)).then(() => undefined) },
+      ],
+    };
   },
 });

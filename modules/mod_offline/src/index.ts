@@ -1,12 +1,77 @@
-/** mod_offline: Offline messages (XEP-0160): stored while the account is offline, delivered at its next initial presence. (Being written.) */
-import { defineModule } from '@service/kernel';
+/**
+ * mod_offline: offline messages (XEP-0160). Chat and normal messages for an account with no session
+ * taking messages are stored (XEP-0334 hints and XEP-0079/XEP-0023 expiry honoured, at most
+ * max_user_messages each) and delivered, stamped with XEP-0203 delays, when a session of the account
+ * next becomes available with a non-negative priority. The admin commands use the `api` (OfflineApi).
+ */
+import { defineModule, type C2SSession } from '@service/kernel';
+import { accountKey } from './account.js';
+import { AccountLocks } from './account-locks.js';
+import { offlineApi } from './api.js';
+import { OfflineDelivery, takesMessages } from './delivery.js';
+import { OFFLINE_MIGRATIONS } from './migrations.js';
+import { offlineLayer } from './offline-layer.js';
+import { OfflineStore } from './store.js';
+
+export type { BatchPurgeOptions, BatchPurgeResult, OfflineApi, OfflineMessage } from './api.js';
+
+/** Per-session state: whether the session took messages after its last presence. */
+const TAKING_MESSAGES = 'mod_offline.taking_messages';
 
 export default defineModule({
   name: 'mod_offline',
   version: '0.1.0',
   kernel: '^0.1.0',
   summary: 'Offline messages (XEP-0160): stored while the account is offline, delivered at its next initial presence',
-  start() {
-    return {};
+  options: {
+    max_user_messages: {
+      type: 'integer',
+      min: 0,
+      infinity: true,
+      default: 100,
+      doc: 'Messages kept per account; beyond, a message is refused with service-unavailable (XEP-0160).',
+    },
+    db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where messages are stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
+  },
+  migrations: OFFLINE_MIGRATIONS,
+  start(ctx) {
+    const { router, sessions } = ctx.services.xmpp;
+    const store = new OfflineStore(ctx.db);
+    const locks = new AccountLocks();
+    const delivery = new OfflineDelivery(store, router, sessions, locks, ctx.logger);
+
+    // XEP-0160: the queue goes out when a session starts taking messages — its initial presence, or a
+    // later presence that makes its priority non-negative again.
+    const onPresence = async (session: C2SSession) => {
+      const state = session.state(TAKING_MESSAGES, () => ({ taking: false }));
+      const taking = takesMessages(session);
+      const started = taking && !state.taking;
+      state.taking = taking;
+      if (!started) return;
+      try {
+        await delivery.deliverTo(session);
+      } catch (err) {
+        // A storage failure must not end the client's stream: the messages stay for the next presence.
+        ctx.logger.error({ err, jid: session.jid.full }, 'offline messages could not be delivered');
+      }
+    };
+
+    return {
+      api: offlineApi(store),
+      xmpp: {
+        middleware: [
+          {
+            chain: 'offline',
+            handler: offlineLayer({ store, delivery, locks, router, logger: ctx.logger, maxUserMessages: ctx.options.max_user_messages }),
+          },
+        ],
+        disco: [{ scope: 'server', features: ['msgoffline'] }],
+      },
+      hooks: [
+        { hook: 'c2s_initial_presence', handler: onPresence },
+        { hook: 'c2s_presence_changed', handler: onPresence },
+        { hook: 'remove_user', handler: (user, host) => store.deleteAccount(accountKey(user, host)).then(() => undefined) },
+      ],
+    };
   },
 });

@@ -1,12 +1,36 @@
-/** mod_private: Private XML storage (XEP-0049). (Being written.) */
+/**
+ * mod_private: private XML storage (XEP-0049). A client keeps XML on its account under a namespace of its
+ * choosing (bookmarks, client preferences); other modules and the admin commands read and write it through
+ * the `api` (PrivateStorageApi).
+ */
 import { defineModule } from '@service/kernel';
+import { accountKey } from './account.js';
+import { privateStorageApi } from './api.js';
+import { privateIqHandlers } from './iq.js';
+import { PRIVATE_MIGRATIONS } from './migrations.js';
+import { NS_PRIVATE } from './namespaces.js';
+import { PrivateStore } from './store.js';
+
+export type { PrivateStorageApi } from './api.js';
 
 export default defineModule({
   name: 'mod_private',
   version: '0.1.0',
   kernel: '^0.1.0',
   summary: 'Private XML storage (XEP-0049)',
-  start() {
-    return {};
+  options: {
+    db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where the data is stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
+  },
+  migrations: PRIVATE_MIGRATIONS,
+  start(ctx) {
+    const store = new PrivateStore(ctx.db);
+    return {
+      api: privateStorageApi(store),
+      xmpp: {
+        iq: privateIqHandlers(store),
+        disco: [{ scope: 'server', features: [NS_PRIVATE] }],
+      },
+      hooks: [{ hook: 'remove_user', handler: (user, host) => store.deleteAccount(accountKey(user, host)) }],
+    };
   },
 });

@@ -1,12 +1,47 @@
-/** mod_vcard: vCards (XEP-0054). (Being written.) */
+/**
+ * mod_vcard: vCards (XEP-0054). Clients read any local account's vCard and set their own; the admin
+ * commands read and write whole vCards or single fields through the `api` (VcardApi).
+ */
 import { defineModule } from '@service/kernel';
+import { accountKey } from './account.js';
+import { vcardApi } from './api.js';
+import { vcardIqHandlers } from './iq.js';
+import { VCARD_MIGRATIONS } from './migrations.js';
+import { VcardStore } from './store.js';
+import { NS_VCARD, Vcards } from './vcards.js';
+
+export type { VcardApi } from './api.js';
 
 export default defineModule({
   name: 'mod_vcard',
   version: '0.1.0',
   kernel: '^0.1.0',
   summary: 'vCards (XEP-0054)',
-  start() {
-    return {};
+  options: {
+    max_size: {
+      type: 'integer',
+      min: 1,
+      infinity: true,
+      default: 65536,
+      doc: "Largest vCard in bytes (as stored, photo included); a larger one is refused with not-acceptable. XEP-0153 asks avatars to stay under 8 KiB.",
+    },
+    db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where vCards are stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
+  },
+  migrations: VCARD_MIGRATIONS,
+  start(ctx) {
+    const store = new VcardStore(ctx.db);
+    // No reload: a change of options restarts the module, which also follows a change of db_type.
+    const vcards = new Vcards(store, ctx.options.max_size);
+    return {
+      api: vcardApi(vcards),
+      xmpp: {
+        iq: vcardIqHandlers(vcards, ctx.services),
+        disco: [
+          { scope: 'server', features: [NS_VCARD] },
+          { scope: 'account', features: [NS_VCARD] },
+        ],
+      },
+      hooks: [{ hook: 'remove_user', handler: (user, host) => store.delete(accountKey(user, host)).then(() => undefined) }],
+    };
   },
 });
