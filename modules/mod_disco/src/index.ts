@@ -1,12 +1,37 @@
-/** mod_disco: Service discovery (XEP-0030). (Being written.) */
+/**
+ * mod_disco: service discovery (XEP-0030). Answers disco#info and disco#items for the server's domains
+ * and for accounts, from what every module registers in the kernel's disco registry (so a module that
+ * stops disappears from the answers). Dependents may list items of the server through the `api`.
+ */
 import { defineModule } from '@service/kernel';
+import { discoHandlers } from './handlers.js';
+import { ServerItems, type DiscoItem, type DiscoItemsProvider } from './items.js';
+import { NS_DISCO_INFO, NS_DISCO_ITEMS } from './ns.js';
+
+export type { DiscoItem, DiscoItemsProvider };
+
+export interface DiscoApi {
+  /** Lists items in the server's disco#items (per host); returns the function that removes them. */
+  addServerItems(provider: DiscoItemsProvider): () => void;
+}
 
 export default defineModule({
   name: 'mod_disco',
   version: '0.1.0',
   kernel: '^0.1.0',
-  summary: 'Service discovery (XEP-0030)',
-  start() {
-    return {};
+  summary: 'Service discovery (XEP-0030) of the server and of accounts',
+  start(ctx) {
+    const serverItems = new ServerItems();
+    const api: DiscoApi = { addServerItems: (provider) => serverItems.add(provider) };
+    return {
+      api,
+      xmpp: {
+        iq: discoHandlers(ctx.services.xmpp, ctx.services.accounts, serverItems),
+        disco: [
+          { scope: 'server', identities: [{ category: 'server', type: 'im', name: 'service' }], features: [NS_DISCO_INFO, NS_DISCO_ITEMS] },
+          { scope: 'account', identities: [{ category: 'account', type: 'registered' }], features: [NS_DISCO_INFO, NS_DISCO_ITEMS] },
+        ],
+      },
+    };
   },
 });

@@ -1,12 +1,79 @@
-/** mod_privacy: Privacy lists (XEP-0016), enforced on delivery. (Being written.) */
-import { defineModule } from '@service/kernel';
+/**
+ * mod_privacy: privacy lists (XEP-0016). Lists per account (stored), a default list per account, an
+ * active list per session; enforced on delivery and on sending. mod_roster, when enabled, answers the
+ * 'subscription' and 'group' items; without it those items match nobody.
+ */
+import { Jid, defineModule, type IqContext, type XmlElement } from '@service/kernel';
+import { PrivacyEnforcement } from './enforcement.js';
+import { PRIVACY_MIGRATIONS } from './migrations.js';
+import { NS_PRIVACY } from './ns.js';
+import { ListPushes } from './pushes.js';
+import { PrivacyRequests } from './requests.js';
+import { rosterViewOf } from './roster-view.js';
+import { StanzaError } from '@service/kernel';
+import { PrivacyStore } from './store.js';
+
+/** Inside mod_blocking's layers (10), outside rosters, presence and carbons. */
+const CHAIN_PRIORITY = 12;
+
+export interface PrivacyApi {
+  /**
+   * Applies a jabber:iq:privacy <query/> to an account as if one of its clients had sent it, but without
+   * a session (so <active/> is a bad-request): list changes are pushed to its resources. Resolves with
+   * the result payload of a get (nothing for a set); throws a StanzaError with the condition a client
+   * would get.
+   */
+  apply(user: string, host: string, type: 'get' | 'set', query: XmlElement): Promise<XmlElement | undefined>;
+}
 
 export default defineModule({
   name: 'mod_privacy',
   version: '0.1.0',
   kernel: '^0.1.0',
   summary: 'Privacy lists (XEP-0016), enforced on delivery',
-  start() {
-    return {};
+  depends: [{ module: 'mod_roster', optional: true }],
+  migrations: PRIVACY_MIGRATIONS,
+  start(ctx) {
+    const { xmpp } = ctx.services;
+    const store = new PrivacyStore(() => ctx.db);
+    const roster = () => rosterViewOf(ctx.depends('mod_roster'));
+    const requests = new PrivacyRequests(store, xmpp.sessions, new ListPushes(xmpp.sessions, xmpp.router), roster);
+    const enforcement = new PrivacyEnforcement(store, xmpp.sessions, xmpp.router, roster);
+    const account = (user: string, host: string) => Jid.parse(`${user}@${host}`);
+    const api: PrivacyApi = {
+      async apply(user, host, type, query) {
+        if (!query.is('query', NS_PRIVACY)) throw new StanzaError('bad-request', `expected a <query xmlns='${NS_PRIVACY}'/>`);
+        if (type === 'get') return requests.get(account(user, host), undefined, query);
+        await requests.set(account(user, host), undefined, query);
+        return undefined;
+      },
+    };
+    /** The account addressed, when it is the sender's own. */
+    const ownAccount = (c: IqContext) => {
+      if (!c.self) throw new StanzaError('forbidden', "only the account's own clients manage its privacy lists");
+      return c.to;
+    };
+    return {
+      api,
+      xmpp: {
+        iq: [
+          { type: 'get', ns: NS_PRIVACY, to: 'account', handler: (c) => requests.get(ownAccount(c), c.session, c.payload) },
+          { type: 'set', ns: NS_PRIVACY, to: 'account', handler: (c) => requests.set(ownAccount(c), c.session, c.payload) },
+        ],
+        middleware: [
+          { chain: 'deliver', priority: CHAIN_PRIORITY, handler: (c, next) => enforcement.onDeliver(c, next) },
+          { chain: 'user_receive', priority: CHAIN_PRIORITY, handler: (c, next) => enforcement.onReceive(c, next) },
+          { chain: 'user_send', priority: CHAIN_PRIORITY, handler: (c, next) => enforcement.onSend(c, next) },
+        ],
+        disco: [
+          { scope: 'server', features: [NS_PRIVACY] },
+          { scope: 'account', features: [NS_PRIVACY] },
+        ],
+      },
+      hooks: [
+        { hook: 'remove_user', handler: (user, host) => store.removeAccount(account(user, host)) },
+        { hook: 'clear_cache', handler: () => store.clearCache() },
+      ],
+    };
   },
 });

@@ -1,12 +1,25 @@
-/** mod_version: Software version (XEP-0092). (Being written.) */
+/** mod_version: software version (XEP-0092), answered by the server for its own domain. */
 import { defineModule } from '@service/kernel';
+import { NS_VERSION, versionQuery } from './version-query.js';
 
 export default defineModule({
   name: 'mod_version',
   version: '0.1.0',
   kernel: '^0.1.0',
-  summary: 'Software version (XEP-0092)',
-  start() {
-    return {};
+  summary: 'Software version (XEP-0092) of the server',
+  options: {
+    show_os: { type: 'boolean', default: true, doc: 'Include the operating system (type and release) in the answer.' },
+  },
+  start(ctx) {
+    let showOs = ctx.options.show_os;
+    return {
+      xmpp: {
+        iq: [{ type: 'get', ns: NS_VERSION, to: 'server', handler: () => versionQuery(showOs) }],
+        disco: [{ scope: 'server', features: [NS_VERSION] }],
+      },
+      reload(next) {
+        showOs = next.show_os;
+      },
+    };
   },
 });

@@ -1,0 +1,41 @@
+/**
+ * Block and unblock pushes (XEP-0191 §§3.3–3.5): an IQ set to each resource of the account that asked for
+ * the blocklist in this session — the others do not keep one and would not know what to do with it.
+ */
+import { randomBytes } from 'node:crypto';
+import { x, type C2SSession, type Jid, type Router, type SessionManager } from '@service/kernel';
+import { NS_BLOCKING } from './ns.js';
+
+const STATE_KEY = 'mod_blocking';
+
+interface BlockingSessionState {
+  requestedList: boolean;
+}
+
+export function markListRequested(session: C2SSession): void {
+  session.state<BlockingSessionState>(STATE_KEY, () => ({ requestedList: false })).requestedList = true;
+}
+
+function requestedList(session: C2SSession): boolean {
+  return session.peekState<BlockingSessionState>(STATE_KEY)?.requestedList === true;
+}
+
+export class BlocklistPushes {
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly router: Router,
+  ) {}
+
+  /** `jids` empty with 'unblock': everything was unblocked. */
+  async push(account: Jid, change: 'block' | 'unblock', jids: readonly string[]): Promise<void> {
+    for (const session of this.sessions.byAccount(account.bare)) {
+      if (session.closed || !requestedList(session)) continue;
+      const push = x(
+        'iq',
+        { type: 'set', id: `push-${randomBytes(6).toString('hex')}`, from: account.bare, to: session.jid.full },
+        x(change, { xmlns: NS_BLOCKING }, ...jids.map((jid) => x('item', { jid }))),
+      );
+      await this.router.deliverToSession(session, push);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Blocklists in SQL, with a cache in front: every stanza delivered to an account consults its list, so it
+ * is read once and kept (per process) until changed here or `clear_cache`. Writes of one account run one
+ * at a time, which keeps its JIDs unique without a unique index (see migrations.ts).
+ */
+import type { Knex } from '@service/kernel';
+import type { Jid } from '@service/kernel';
+import { BLOCKLIST_TABLE } from './migrations.js';
+
+/** Accounts kept in the cache; past it the cache starts over (cheap, and bounded). */
+const CACHE_LIMIT = 10_000;
+
+export class BlocklistStore {
+  readonly #cache = new Map<string, Promise<Set<string>>>();
+  readonly #writes = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly db: () => Knex) {}
+
+  /** The account's blocked JIDs (normalized text). */
+  list(account: Jid): Promise<ReadonlySet<string>> {
+    let cached = this.#cache.get(account.bare);
+    if (!cached) {
+      if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
+      cached = this.#load(account);
+      this.#cache.set(account.bare, cached);
+      // A failed read is not remembered.
+      cached.catch(() => this.#cache.delete(account.bare));
+    }
+    return cached;
+  }
+
+  /** Adds JIDs; resolves with those that were not blocked yet. */
+  add(account: Jid, jids: readonly string[]): Promise<string[]> {
+    return this.#serialized(account, async () => {
+      const current = await this.list(account);
+      const added = [...new Set(jids)].filter((jid) => !current.has(jid));
+      if (added.length) {
+        const now = Date.now();
+        await this.db()(BLOCKLIST_TABLE).insert(added.map((jid) => ({ ...keyOf(account), jid, created_at: now })));
+        this.#cache.set(account.bare, Promise.resolve(new Set([...current, ...added])));
+      }
+      return added;
+    });
+  }
+
+  /** Removes JIDs (all of them when `jids` is undefined); resolves with those that were blocked. */
+  remove(account: Jid, jids: readonly string[] | undefined): Promise<string[]> {
+    return this.#serialized(account, async () => {
+      const current = await this.list(account);
+      const removed = jids === undefined ? [...current] : [...new Set(jids)].filter((jid) => current.has(jid));
+      if (removed.length) {
+        const rows = this.db()(BLOCKLIST_TABLE).where(keyOf(account));
+        await (jids === undefined ? rows : rows.whereIn('jid', removed)).delete();
+        this.#cache.set(account.bare, Promise.resolve(new Set([...current].filter((jid) => !removed.includes(jid)))));
+      }
+      return removed;
+    });
+  }
+
+  async removeAccount(account: Jid): Promise<void> {
+    await this.#serialized(account, async () => {
+      await this.db()(BLOCKLIST_TABLE).where(keyOf(account)).delete();
+      this.#cache.delete(account.bare);
+    });
+  }
+
+  clearCache(): void {
+    this.#cache.clear();
+  }
+
+  async #load(account: Jid): Promise<Set<string>> {
+    const rows: Array<{ jid: string }> = await this.db()(BLOCKLIST_TABLE).where(keyOf(account)).select('jid');
+    return new Set(rows.map((row) => row.jid));
+  }
+
+  #serialized<T>(account: Jid, work: () => Promise<T>): Promise<T> {
+    const previous = this.#writes.get(account.bare) ?? Promise.resolve();
+    const run = previous.then(work);
+    const settled = run.catch(() => {});
+    this.#writes.set(account.bare, settled);
+    void settled.then(() => {
+      if (this.#writes.get(account.bare) === settled) this.#writes.delete(account.bare);
+    });
+    return run;
+  }
+}
+
+function keyOf(account: Jid): { host: string; username: string } {
+  return { host: account.host, username: account.user! };
+}

@@ -1,0 +1,47 @@
+/**
+ * Sending the copies: `received` after delivery to an account (to every carbons-enabled session that did
+ * not get the original), `sent` when one of its clients sends a message (to every other carbons-enabled
+ * session, whether or not the sender enabled carbons, §6).
+ */
+import type { C2SSession, DeliverContext, Router, SendContext, SessionManager, XmlElement } from '@service/kernel';
+import { carbonsEnabled } from './carbon-state.js';
+import { isCopyable, isFromMuc, isPrivate } from './eligibility.js';
+import { carbonCopy, type CarbonDirection } from './forward.js';
+import { NS_CARBONS } from './ns.js';
+
+export class CarbonCopies {
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly router: Router,
+  ) {}
+
+  /** The deliver layer: received copies after delivery. */
+  async onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
+    const original = ctx.stanza;
+    if (original.name !== 'message') return next();
+    const copyable = isCopyable(original) && !isFromMuc(original);
+    // §7: the receiving server removes <private/> before delivering to the recipient.
+    if (isPrivate(original)) ctx.stanza = original.clone().removeChildren((c) => c.is('private', NS_CARBONS));
+    await next();
+    if (!copyable || ctx.delivered.length === 0) return;
+    const skip = new Set(ctx.delivered);
+    await this.#copy('received', ctx.stanza, ctx.to.bare, (s) => !skip.has(s));
+  }
+
+  /** The user_send layer: sent copies, then routing. */
+  async onSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
+    const { stanza, session } = ctx;
+    // A message to the sender's own account reaches its resources as received copies already.
+    if (stanza.name === 'message' && ctx.to !== undefined && ctx.to.bare !== session.account.bare && isCopyable(stanza)) {
+      await this.#copy('sent', stanza, session.account.bare, (s) => s !== session);
+    }
+    await next();
+  }
+
+  async #copy(direction: CarbonDirection, original: XmlElement, account: string, wanted: (s: C2SSession) => boolean): Promise<void> {
+    for (const session of this.sessions.byAccount(account)) {
+      if (session.closed || !carbonsEnabled(session) || !wanted(session)) continue;
+      await this.router.deliverToSession(session, carbonCopy(direction, original, account, session.jid.full));
+    }
+  }
+}

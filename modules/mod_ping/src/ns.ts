@@ -1,0 +1,1 @@
+export const NS_PING = 'urn:xmpp:ping';

@@ -1,0 +1,112 @@
+/**
+ * Enforcing privacy lists on the router's chains (XEP-0016 §2.2, §2.13). The list that applies to a
+ * session is its active list, else the account's default list ("no layering"):
+ *
+ *   deliver       inbound stanzas against the default list — unless a session they may reach has an
+ *                 active list, in which case each session decides in user_receive. Presence the server
+ *                 sends on behalf of a local account (broadcasts, probe answers) is checked here against
+ *                 that account's list as presence-out, since broadcasts never pass user_send one by one.
+ *   user_receive  each session's own list, for what the deliver layer left to it.
+ *   user_send     the sender's list for outbound stanzas: <not-acceptable/> when denied.
+ *
+ * Refused inbound stanzas are answered as §2.13 says: messages and IQ get/set with
+ * <service-unavailable/>, presence (and IQ results, errors) dropped. Nothing is ever filtered between an
+ * account's own resources (§2.1 note), nor with its own server's domain (server pings and errors); error
+ * stanzas reaching a session are not filtered either, so that the refusals above reach their sender.
+ */
+import { Jid, type C2SSession, type DeliverContext, type ReceiveContext, type Router, type SendContext, type SessionManager, type XmlElement } from '@service/kernel';
+import { activeListOf } from './active-list.js';
+import { decide } from './decide.js';
+import type { Action, PrivacyList } from './model.js';
+import type { RosterView } from './roster-view.js';
+import { StanzaError } from '@service/kernel';
+import { inboundKind, isNotification, outboundKind, type Kind } from './stanza-kind.js';
+import type { PrivacyStore } from './store.js';
+
+export class PrivacyEnforcement {
+  /** Stanzas already refused once (a stanza delivered to several sessions is answered once). */
+  readonly #refused = new WeakSet<XmlElement>();
+
+  constructor(
+    private readonly store: PrivacyStore,
+    private readonly sessions: SessionManager,
+    private readonly router: Router,
+    private readonly roster: () => RosterView | undefined,
+  ) {}
+
+  async onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
+    const { stanza, from, to } = ctx;
+    const recipient = to.toBare();
+    if (!isAlwaysAllowed(recipient, from) && !this.#reachesActiveList(to)) {
+      const list = await this.#defaultList(recipient);
+      if (list && (await this.#decide(recipient, list, from, inboundKind(stanza))) === 'deny') return this.#refuseInbound(stanza);
+    }
+    if (isNotification(stanza) && this.#isLocalAccount(from) && !isAlwaysAllowed(from.toBare(), to)) {
+      const list = await this.#listOf(from.toBare(), this.sessions.get(from.full));
+      // Dropped silently: it is the server's broadcast, not something the user sent by hand.
+      if (list && (await this.#decide(from.toBare(), list, to, 'presence-out')) === 'deny') return;
+    }
+    await next();
+  }
+
+  async onReceive(ctx: ReceiveContext, next: () => Promise<void>): Promise<void> {
+    const { stanza, session } = ctx;
+    const from = Jid.tryParse(stanza.attr('from'));
+    if (!from || stanza.attr('type') === 'error' || isAlwaysAllowed(session.account, from)) return next();
+    const list = await this.#listOf(session.account, session);
+    if (list && (await this.#decide(session.account, list, from, inboundKind(stanza))) === 'deny') {
+      if (this.#refused.has(stanza)) return;
+      this.#refused.add(stanza);
+      return this.#refuseInbound(stanza);
+    }
+    await next();
+  }
+
+  async onSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
+    const { stanza, session, to } = ctx;
+    if (to && !isAlwaysAllowed(session.account, to)) {
+      const list = await this.#listOf(session.account, session);
+      if (list && (await this.#decide(session.account, list, to, outboundKind(stanza))) === 'deny') {
+        return this.router.bounce(stanza, new StanzaError('not-acceptable', 'your privacy list blocks this'));
+      }
+    }
+    await next();
+  }
+
+  /** Whether the stanza may reach a session with an active list (which then decides for itself). */
+  #reachesActiveList(to: Jid): boolean {
+    const target = to.isBare ? undefined : this.sessions.get(to.full);
+    const candidates = target ? [target] : this.sessions.byAccount(to.bare);
+    return candidates.some((s) => activeListOf(s) !== undefined);
+  }
+
+  /** The list that applies to a session (its active list, else the default), or to the account without one. */
+  async #listOf(account: Jid, session: C2SSession | undefined): Promise<PrivacyList | undefined> {
+    const privacy = await this.store.account(account);
+    const active = session && activeListOf(session);
+    const name = active ?? privacy.defaultName;
+    return name === undefined ? undefined : privacy.lists.get(name);
+  }
+
+  async #defaultList(account: Jid): Promise<PrivacyList | undefined> {
+    return this.#listOf(account, undefined);
+  }
+
+  #decide(owner: Jid, list: PrivacyList, other: Jid, kind: Kind): Promise<Action> {
+    return decide(list, other, kind, async () => this.roster()?.relation(owner, other.toBare()));
+  }
+
+  async #refuseInbound(stanza: XmlElement): Promise<void> {
+    // bounce() answers neither errors nor IQ results: those are dropped, as §2.13 wants.
+    if (stanza.name === 'message' || stanza.name === 'iq') await this.router.bounce(stanza, new StanzaError('service-unavailable'));
+  }
+
+  #isLocalAccount(jid: Jid): boolean {
+    return jid.user !== undefined && this.router.isLocalHost(jid.host);
+  }
+}
+
+function isAlwaysAllowed(account: Jid, other: Jid): boolean {
+  if (other.bare === account.bare) return true;
+  return other.user === undefined && other.resource === undefined && other.host === account.host;
+}

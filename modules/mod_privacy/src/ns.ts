@@ -1,0 +1,1 @@
+export const NS_PRIVACY = 'jabber:iq:privacy';

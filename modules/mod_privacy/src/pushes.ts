@@ -1,0 +1,23 @@
+/**
+ * Privacy list pushes (XEP-0016 §2.2 rule 10, §2.5): when a list is created, edited or removed, each
+ * connected resource of the account gets an IQ set naming it — the name only; a resource fetches the list
+ * if it cares.
+ */
+import { randomBytes } from 'node:crypto';
+import { x, type Jid, type Router, type SessionManager } from '@service/kernel';
+import { queryElement } from './list-xml.js';
+
+export class ListPushes {
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly router: Router,
+  ) {}
+
+  async push(account: Jid, listName: string): Promise<void> {
+    for (const session of this.sessions.byAccount(account.bare)) {
+      if (session.closed) continue;
+      const push = x('iq', { type: 'set', id: `push-${randomBytes(6).toString('hex')}`, from: account.bare, to: session.jid.full }, queryElement(x('list', { name: listName })));
+      await this.router.deliverToSession(session, push);
+    }
+  }
+}
