@@ -351,6 +351,10 @@ describe('XMPP privacy lists and blocking', () => {
       expect(error.attrs.id).to.equal('b1');
       expect(errorCondition(error)).to.equal('service-unavailable');
       expect(await refusal(bob, 'get', xml('query', { xmlns: 'jabber:iq:version' }), 'alice@localhost/one')).to.equal('service-unavailable');
+      // What the server answers for her account is refused too (§3.2): no disco of alice for bob.
+      expect(await refusal(bob, 'get', xml('query', { xmlns: 'http://jabber.org/protocol/disco#info' }), 'alice@localhost')).to.equal('service-unavailable');
+      // She still gets answers about her own account.
+      expect((await request(alice, 'get', xml('query', { xmlns: 'http://jabber.org/protocol/disco#info' }), 'alice@localhost')).attrs.type).to.equal('result');
       await bob.send(xml('presence', { to: 'alice@localhost/one' }));
       expect(await receivedBodies(atAlice, 'let me in')).to.have.length(0);
       expect(atAlice.filter((s) => s.is('presence') && s.attrs.from === 'bob@localhost/b')).to.have.length(0);

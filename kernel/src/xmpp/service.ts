@@ -83,8 +83,10 @@ export class XmppService {
   /** Closes a session with a stream error that says why (kick_user, unregister, shutdown). */
   async kick(session: C2SSession, error: StreamError): Promise<void> {
     if (session.closed) return;
-    if (session.outlet) session.outlet.close(error);
-    else await this.endSession(session);
+    session.outlet?.close(error);
+    // Ended here rather than when the stream notices it closed: the caller (unregister, kick_user) goes on
+    // knowing every module has seen the session end, and a kicked session is not left resumable.
+    await this.endSession(session);
   }
 
   async kickAccount(bare: string, error: StreamError): Promise<number> {

@@ -98,12 +98,17 @@ export class Router {
     }
   }
 
-  /** A stanza for a local account: the deliver chain, then RFC 6121's rules. */
+  /**
+   * A stanza for a local account: the deliver chain, then RFC 6121's rules. An IQ request to the bare JID
+   * is answered by the server for the account (vCard, last activity…), but passes the chain first, so
+   * privacy lists and blocking refuse it to whom they refuse the account's messages.
+   */
   async deliverToAccount(stanza: XmlElement, from: Jid, to: Jid, session?: C2SSession): Promise<void> {
-    if (stanza.name === 'iq' && to.isBare && (stanza.attr('type') === 'get' || stanza.attr('type') === 'set')) {
-      return this.#handleIq(stanza, from, to, 'account', session);
-    }
     const ctx: DeliverContext = { stanza, from, to, delivered: [] };
+    if (stanza.name === 'iq' && to.isBare && (stanza.attr('type') === 'get' || stanza.attr('type') === 'set')) {
+      await this.chains.deliver.run(ctx, (c) => this.#handleIq(c.stanza, c.from, c.to, 'account', session));
+      return;
+    }
     await this.chains.deliver.run(ctx, (c) => this.#defaultDelivery(c));
   }
 
