@@ -28,6 +28,8 @@ import { NODE_MIGRATIONS, NodeIdentity } from './node/identity.js';
 import type { C2sListenerConfig, HttpListenerConfig } from './config/listeners.js';
 import { OAUTH_MIGRATIONS } from './oauth/migrations.js';
 import { oauthBearerMechanism, xOAuth2Mechanism } from './oauth/sasl.js';
+import { OAUTH_HANDLER, OAuthEndpoints } from './oauth/endpoints/handler.js';
+import { ModelStore } from './oauth/provider/model-store.js';
 import { OAuthService } from './oauth/service.js';
 import { XMLRPC_HANDLER, createXmlRpcHandler } from './xmlrpc/frontend.js';
 import { startC2sListener } from './xmpp/c2s/listener.js';
@@ -45,7 +47,7 @@ import { Storage, type DbKind } from './storage/database.js';
 import { KERNEL_VERSION } from './version.js';
 
 /** Request handlers served by the kernel itself; modules add theirs by name. */
-export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER, XMLRPC_HANDLER];
+export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER, XMLRPC_HANDLER, OAUTH_HANDLER];
 
 const TOKEN_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -91,6 +93,7 @@ export class Server implements ServerControl {
   #websocket?: WebSocketEndpoint;
   #certificates?: CertificateStore;
   #purgeTimer?: NodeJS.Timeout;
+  #oauthModels?: ModelStore;
   /** Ports chosen by the system for `port: 0`, kept across a restart. */
   #boundPorts = new Map<number, number>();
   // Recreated on every boot, so a restart starts from a clean slate (no hook or handler left behind).
@@ -234,6 +237,7 @@ export class Server implements ServerControl {
     // Expired tokens stop working at once (verify checks the expiry); their rows go now and then.
     this.#purgeTimer = setInterval(() => {
       this.#services.oauth.tokens.purgeExpired().catch((err: unknown) => this.#logger.warn({ err }, 'purging expired OAuth tokens failed'));
+      this.#oauthModels?.purgeExpired().catch((err: unknown) => this.#logger.warn({ err }, 'purging expired OAuth sessions and codes failed'));
     }, TOKEN_PURGE_INTERVAL_MS);
     this.#purgeTimer.unref();
     this.#logger.notice(
@@ -308,6 +312,27 @@ export class Server implements ServerControl {
     services.xmpp.sasl.register(xOAuth2Mechanism(() => services.oauth), 'kernel', 80);
     services.xmpp.sasl.register(oauthBearerMechanism(() => services.oauth), 'kernel', 81);
     this.#http.register(XMLRPC_HANDLER, createXmlRpcHandler(services), 'kernel');
+    this.#oauthModels = new ModelStore(() => this.#storage.db(this.#oauthDb()));
+    const endpoints = new OAuthEndpoints({
+      oauth: () => services.oauth,
+      accounts,
+      models: this.#oauthModels,
+      dataDir: () => this.#config.dataDir,
+      hosts: () => this.#config.hosts,
+      logger: this.#logger,
+      settings: () => ({
+        issuer: this.#config.oauth_issuer,
+        accessTtl: this.#config.oauth_expire,
+        refreshTtl: this.#config.oauth_refresh_token_expire,
+        clientsAllowed: this.#config.oauth_client_id_check !== 'deny',
+        loginLimits: {
+          perAccount: this.#config.oauth_max_login_failures,
+          perIp: this.#config.oauth_max_login_failures_per_ip,
+          window: this.#config.oauth_login_failure_window,
+        },
+      }),
+    });
+    this.#http.register(OAUTH_HANDLER, endpoints.handler(), 'kernel');
     this.#hooks.add('clear_cache', () => services.oauth.tokens.clearCache());
     this.#hooks.add('remove_user', async (user, host) => {
       await services.oauth.tokens.revokeWhere({ account: { user, host } });

@@ -4,21 +4,10 @@
  * oauth clauses, and the identity binding of tokens without service:admin.
  */
 import { expect } from 'chai';
-import { baseConfig, TestServer, type RawConfig } from '../support/server.js';
+import { oauthConfig } from '../support/oauth-config.js';
+import { TestServer } from '../support/server.js';
 
 const ADMIN = 'admin@localhost:adminpass';
-
-export function oauthConfig(): RawConfig {
-  const config = baseConfig();
-  config.oauth_expire = 3600;
-  config.oauth_access = 'all';
-  config.api_permissions = {
-    'public commands': { who: { acl: 'loopback' }, what: ['status'] },
-    'admin access': { who: [{ acl: 'admin' }, { oauth: { scope: 'service:admin', acl: 'admin' } }], what: '*' },
-    'user access': { who: { oauth: { scope: ['service:user', 'user_resources', 'kick_user'] } }, what: ['user_resources', 'kick_user', 'status'] },
-  };
-  return config;
-}
 
 describe('OAuth tokens', () => {
   let t: TestServer;

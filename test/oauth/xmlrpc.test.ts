@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { parseElement } from '../../kernel/src/xmpp/xml/stream-parser.js';
 import type { XmlElement } from '../../kernel/src/xmpp/xml/element.js';
 import { request, TestServer } from '../support/server.js';
-import { oauthConfig } from './tokens.test.js';
+import { oauthConfig } from '../support/oauth-config.js';
 
 type Value = string | number | boolean | Value[] | { [k: string]: Value };
 

@@ -160,9 +160,14 @@ function sameName(given: unknown, own: string, prep: (s: string) => string): boo
  * refused (403) — a user's token cannot read or change another account.
  */
 export function bindAccount(decl: CommandDecl, input: ArgInput, caller: Caller): ArgInput {
-  if (!caller.account || !ownAccountOnly(caller)) return input;
+  if (!ownAccountOnly(caller)) return input;
   const names = accountArgs(decl);
   if (!names) return input;
+  if (!caller.account) {
+    if (!caller.oauth) return input;
+    // A client_credentials token speaks for an application, not for an account: no account is its own.
+    throw new CommandError('forbidden', `not allowed: this token belongs to no account, so it cannot run ${decl.name}, which acts on an account`);
+  }
   const entries = [...(Symbol.iterator in input ? (input as Iterable<readonly [string, unknown]>) : Object.entries(input))];
   const [userArg, hostArg] = names;
   const own = caller.account;

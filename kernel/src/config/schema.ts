@@ -99,6 +99,31 @@ export const TOP_LEVEL_SCHEMA = {
   oauth_cache_rest_failure_life_time: { type: 'integer', min: 1, infinity: true, default: Infinity, doc: 'Seconds a failed look-up of a remote token store stays cached.' },
   oauth_client_id_check: { type: 'enum', values: ['allow', 'db', 'deny'], default: 'db', doc: "How the token endpoint checks client_id: 'db' requires a registered client, 'allow' accepts any, 'deny' refuses all." },
   oauth_db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where tokens and clients are stored; defaults to default_db." },
+  oauth_refresh_token_expire: {
+    type: 'integer',
+    min: 1,
+    default: 2592000,
+    doc: 'Lifetime in seconds of refresh tokens (authorization code flow); each use replaces the refresh token.',
+  },
+  oauth_issuer: {
+    type: 'string',
+    pattern: /^https?:\/\/[^\s#?]+$/,
+    patternDoc: 'an absolute http(s) URL without query or fragment, like https://xmpp.example.org/oauth',
+    doc: "Public URL of the /oauth handler, as clients reach it (behind a proxy). Default: http(s)://<first host>:<port><mount> of the listener a request arrives on.",
+  },
+  oauth_max_login_failures: {
+    type: 'integer',
+    min: 1,
+    default: 5,
+    doc: 'Failed logins on one account at the OAuth endpoints (form and password grant) before they refuse it for oauth_login_failure_window seconds.',
+  },
+  oauth_max_login_failures_per_ip: {
+    type: 'integer',
+    min: 1,
+    default: 20,
+    doc: 'Failed logins from one address at the OAuth endpoints before they refuse it for oauth_login_failure_window seconds.',
+  },
+  oauth_login_failure_window: { type: 'integer', min: 1, default: 300, doc: 'Seconds over which failed OAuth logins are counted, and how long a limit holds.' },
 } as const satisfies OptionsSchema;
 
 export type TopLevelOptions = InferOptions<typeof TOP_LEVEL_SCHEMA>;

@@ -9,7 +9,7 @@ import type { Caller } from '../commands/types.js';
 
 export interface BearerResolver {
   /** Resolves a token to its account and scopes, or throws an `unauthorized` CommandError. */
-  (token: string): Promise<{ account: { user: string; host: string }; scopes: readonly string[]; tokenId: string }>;
+  (token: string): Promise<{ account: { user: string; host: string } | undefined; scopes: readonly string[]; tokenId: string }>;
 }
 
 export type HttpCredentials = Pick<Caller, 'account' | 'oauth'>;
@@ -47,7 +47,7 @@ export class HttpAuthenticator {
     if ('password' in credential) return { account: await this.#password(user, host, credential.password) };
     if (!this.#bearer) throw new CommandError('unauthorized', 'tokens are not accepted: no OAuth token service is running');
     const { account, scopes, tokenId } = await this.#bearer(credential.token);
-    if (account.user !== user.toLowerCase() || account.host !== host.toLowerCase()) {
+    if (!account || account.user !== user.toLowerCase() || account.host !== host.toLowerCase()) {
       throw new CommandError('unauthorized', `the token does not belong to ${user}@${host}`);
     }
     return { account, oauth: { scopes, tokenId } };

@@ -27,6 +27,10 @@ export class ScopeRegistry {
     return this.#scopes.has(name);
   }
 
+  get(name: string): ScopeDecl | undefined {
+    return this.#scopes.get(name)?.decl;
+  }
+
   list(): ScopeDecl[] {
     return [...this.#scopes.values()].map((e) => e.decl);
   }

@@ -35,14 +35,28 @@ function clientOf(row: Row): OAuthClient {
   };
 }
 
-export function checkRedirectUri(uri: string): void {
+/**
+ * What is wrong with a redirect URI, or undefined when it is acceptable: an absolute URL without fragment,
+ * http(s) or a native application's private-use scheme (a reverse domain name, RFC 8252 §7.1) — never
+ * javascript:, data: and the like.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
-    throw badArgument('redirect_uri', `redirect_uri '${uri}' is not an absolute URL`);
+    return `redirect_uri '${uri}' is not an absolute URL`;
   }
-  if (url.hash) throw badArgument('redirect_uri', 'redirect_uri must not have a fragment (#…): the token is delivered there');
+  if (url.hash) return 'redirect_uri must not have a fragment (#…)';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:' && !/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol)) {
+    return `redirect_uri scheme '${url.protocol}' is not allowed: use https:, http: or a private-use scheme like com.example.app:`;
+  }
+  return undefined;
+}
+
+export function checkRedirectUri(uri: string): void {
+  const problem = redirectUriProblem(uri);
+  if (problem) throw badArgument('redirect_uri', problem);
 }
 
 export class ClientRegistry {
@@ -76,6 +90,12 @@ export class ClientRegistry {
   async get(clientId: string): Promise<OAuthClient | undefined> {
     const row: Row | undefined = await this.db()(CLIENTS_TABLE).where({ client_id: clientId }).first();
     return row ? clientOf(row) : undefined;
+  }
+
+  /** The client with its secret's hash, for oidc-provider (which hands the hash back to compareSecret). */
+  async getWithSecret(clientId: string): Promise<(OAuthClient & { secretHash?: string }) | undefined> {
+    const row: Row | undefined = await this.db()(CLIENTS_TABLE).where({ client_id: clientId }).first();
+    return row ? { ...clientOf(row), secretHash: row.secret_hash ?? undefined } : undefined;
   }
 
   /** True when the client exists and the secret is its own (a client without secret accepts none). */

@@ -12,6 +12,9 @@ import { ClientRegistry } from './clients.js';
 import { checkScopes } from './scopes.js';
 import { TokenService, mayObtainTokens, type TokenRecord, type TokenSettings } from './token-service.js';
 
+/** Token kinds that authenticate a request (refresh tokens only buy new access tokens). */
+const BEARER_KINDS = new Set(['access', 'client_credentials']);
+
 export interface OAuthSettings extends TokenSettings {
   /** oauth_access: the access rule saying who may obtain tokens. */
   readonly access: string;
@@ -44,16 +47,36 @@ export class OAuthService {
     return checkScopes(scopes, this.scopes, this.commands);
   }
 
+  isScope(name: string): boolean {
+    return this.scopes.has(name) || this.commands.has(name);
+  }
+
+  /** Every scope a token may carry now: the declared ones, then one per loaded command. */
+  allScopes(): string[] {
+    return [...this.scopes.list().map((s) => s.name), ...this.commands.names()];
+  }
+
+  /** What a scope lets a token do, in a sentence, for the consent page. */
+  describeScope(scope: string): string {
+    const decl = this.scopes.get(scope);
+    if (decl) return decl.desc;
+    const command = this.commands.resolve(scope)?.decl;
+    return command ? `Run the command ${scope}: ${command.desc}` : 'Unknown scope.';
+  }
+
   /** oauth_access for an account (and the caller's address, for ip rules). */
   mayObtainTokens(account: { user: string; host: string }, ip?: string): boolean {
     return mayObtainTokens(this.access(), this.settings().access, account, ip);
   }
 
-  /** For Authorization: Bearer — the token's owner and scopes, or an `unauthorized` error. */
-  async resolveBearer(token: string): Promise<{ account: { user: string; host: string }; scopes: readonly string[]; tokenId: string; record: TokenRecord }> {
+  /**
+   * For Authorization: Bearer — the token's owner and scopes, or an `unauthorized` error. A client_credentials
+   * token has no owner: it speaks for its client, and api_permissions decide what that may do.
+   */
+  async resolveBearer(token: string): Promise<{ account: { user: string; host: string } | undefined; scopes: readonly string[]; tokenId: string; record: TokenRecord }> {
     const record = token ? await this.tokens.verify(token) : undefined;
-    if (!record || record.kind !== 'access') throw new CommandError('unauthorized', 'Oauth Token is invalid or expired.');
-    if (!record.account) throw new CommandError('unauthorized', 'this token belongs to no account');
+    if (!record || !BEARER_KINDS.has(record.kind)) throw new CommandError('unauthorized', 'Oauth Token is invalid or expired.');
+    if (!record.account && record.kind === 'access') throw new CommandError('unauthorized', 'this token belongs to no account');
     return { account: record.account, scopes: record.scopes, tokenId: record.id, record };
   }
 }

@@ -20,6 +20,8 @@ export interface TokenRecord {
   readonly createdAt: number;
   readonly expiresAt: number;
   readonly grantId?: string;
+  /** A refresh token already exchanged (rotation): presenting it again revokes its grant. */
+  readonly consumed?: boolean;
 }
 
 export interface IssuedToken {
@@ -36,6 +38,22 @@ export interface TokenSettings {
   readonly cache: CacheSettings;
 }
 
+/** What oidc-provider stores for a token (accountId is `user@host`, times in epoch seconds). */
+export type ProviderTokenPayload = Record<string, unknown> & {
+  accountId?: string;
+  clientId?: string;
+  scope?: string;
+  iat?: number;
+  exp?: number;
+  grantId?: string;
+  jti?: string;
+};
+
+function accountOf(accountId: string): { user: string; host: string } | undefined {
+  const at = accountId.lastIndexOf('@');
+  return at > 0 ? { user: accountId.slice(0, at), host: accountId.slice(at + 1) } : undefined;
+}
+
 interface Row {
   token_hash: string;
   id: string;
@@ -48,6 +66,7 @@ interface Row {
   expires_at: number | string;
   last_used_at: number | string | null;
   grant_id: string | null;
+  payload: string | null;
 }
 
 /** last_used_at is written at most this often per token: a bearer call must not mean a database write. */
@@ -63,6 +82,7 @@ function recordOf(row: Row): TokenRecord {
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
     grantId: row.grant_id ?? undefined,
+    consumed: row.payload ? (JSON.parse(row.payload) as { consumed?: unknown }).consumed !== undefined : undefined,
   };
 }
 
@@ -124,6 +144,67 @@ export class TokenService {
       this.db()(TOKENS_TABLE).where({ token_hash: hash }).update({ last_used_at: now }).catch((err: unknown) => this.logger.debug({ err }, 'could not record token use'));
     }
     return record;
+  }
+
+  /**
+   * Stores a token oidc-provider issued (or updates it, keeping its public id): filed under the hash of its
+   * value like any other, with the model's payload beside it — minus the value itself (`jti`).
+   */
+  async storeProviderToken(kind: string, value: string, payload: ProviderTokenPayload): Promise<void> {
+    const { jti: _jti, ...rest } = payload;
+    const account = typeof payload.accountId === 'string' ? accountOf(payload.accountId) : undefined;
+    const hash = tokenHash(value);
+    const now = Date.now();
+    const row = {
+      token_hash: hash,
+      id: newTokenId(),
+      kind,
+      username: account?.user ?? null,
+      host: account?.host ?? null,
+      client_id: typeof payload.clientId === 'string' ? payload.clientId : null,
+      scope: typeof payload.scope === 'string' ? payload.scope : '',
+      created_at: typeof payload.iat === 'number' ? payload.iat * 1000 : now,
+      expires_at: typeof payload.exp === 'number' ? payload.exp * 1000 : now + this.settings().expire * 1000,
+      last_used_at: null,
+      grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
+      payload: JSON.stringify(rest),
+    };
+    await this.db()(TOKENS_TABLE).insert(row).onConflict('token_hash').merge(['scope', 'expires_at', 'payload']);
+    this.#cache.delete(hash);
+    if (kind !== 'refresh') {
+      this.logger.info({ tokenId: row.id, kind, owner: account ? `${account.user}@${account.host}` : undefined, client: row.client_id, scopes: row.scope }, 'OAuth token issued');
+    }
+  }
+
+  /** The payload of a token oidc-provider issued, with its value back as `jti`; undefined for any other. */
+  async findProviderToken(kind: string, value: string): Promise<ProviderTokenPayload | undefined> {
+    const row: Row | undefined = await this.db()(TOKENS_TABLE).where({ token_hash: tokenHash(value), kind }).first();
+    if (!row?.payload) return undefined;
+    return { ...(JSON.parse(row.payload) as ProviderTokenPayload), jti: value };
+  }
+
+  /** Marks a refresh token used: presented again, oidc-provider revokes its whole grant (rotation). */
+  async consumeProviderToken(value: string): Promise<void> {
+    const hash = tokenHash(value);
+    const row: Pick<Row, 'payload'> | undefined = await this.db()(TOKENS_TABLE).select('payload').where({ token_hash: hash }).first();
+    if (!row?.payload) return;
+    const payload = { ...(JSON.parse(row.payload) as ProviderTokenPayload), consumed: Math.floor(Date.now() / 1000) };
+    await this.db()(TOKENS_TABLE).where({ token_hash: hash }).update({ payload: JSON.stringify(payload) });
+    this.#cache.delete(hash);
+  }
+
+  /** The record of a token by its value, expired or not, bypassing the cache (revocation, introspection). */
+  async lookup(value: string): Promise<TokenRecord | undefined> {
+    const row: Row | undefined = await this.db()(TOKENS_TABLE).where({ token_hash: tokenHash(value) }).first();
+    return row ? recordOf(row) : undefined;
+  }
+
+  /** Revokes by the token's value only (never by public id): what a client holding the token may do. */
+  async revokeValue(value: string): Promise<boolean> {
+    const hash = tokenHash(value);
+    const deleted = await this.db()(TOKENS_TABLE).where({ token_hash: hash }).delete();
+    this.#cache.delete(hash);
+    return deleted > 0;
   }
 
   /** Revokes by the token itself or by its public id; false when there is no such token. */

@@ -1,0 +1,55 @@
+/**
+ * Checks the JID and password a person types into the authorization form or an application sends with the
+ * password grant: failed-login limits first (a blocked guesser learns nothing), then the password, then
+ * oauth_access. Each outcome says what it is, so a denial is never reported as a bad password.
+ */
+import type { AccountService } from '../../accounts/accounts.js';
+import { InvalidJid, parseJid } from '../../accounts/jid.js';
+import { CommandError } from '../../commands/errors.js';
+import type { OAuthService } from '../service.js';
+import type { LoginLimiter } from './login-limiter.js';
+
+export type Account = { readonly user: string; readonly host: string };
+
+export type LoginOutcome =
+  | { readonly ok: true; readonly account: Account }
+  | { readonly ok: false; readonly reason: 'malformed' | 'wrong' | 'blocked' | 'denied'; readonly message: string; readonly retryAfter?: number };
+
+export class ResourceOwnerLogin {
+  constructor(
+    private readonly accounts: AccountService,
+    private readonly oauth: () => OAuthService,
+    private readonly limiter: LoginLimiter,
+  ) {}
+
+  async login(jidText: string, password: string, ip: string): Promise<LoginOutcome> {
+    let account: Account;
+    try {
+      const jid = parseJid(jidText.trim());
+      if (jid.user === undefined) return { ok: false, reason: 'malformed', message: `'${jidText}' is not a JID of the form user@domain` };
+      account = { user: jid.user, host: jid.host };
+    } catch (err) {
+      if (!(err instanceof InvalidJid)) throw err;
+      return { ok: false, reason: 'malformed', message: `'${jidText}' is not a valid JID: ${err.message}` };
+    }
+    const key = `${account.user}@${account.host}`;
+    const wait = this.limiter.blockedFor(ip, key);
+    if (wait > 0) return { ok: false, reason: 'blocked', message: `too many failed logins: try again in ${wait} seconds`, retryAfter: wait };
+    let verified = false;
+    try {
+      verified = password !== '' && (await this.accounts.checkPassword(account.user, account.host, password));
+    } catch (err) {
+      // A host this server does not serve is a wrong JID from the person's side.
+      if (!(err instanceof CommandError && err.kind === 'bad_argument')) throw err;
+    }
+    if (!verified) {
+      this.limiter.failed(ip, key);
+      return { ok: false, reason: 'wrong', message: 'wrong JID or password' };
+    }
+    this.limiter.succeeded(key);
+    if (!this.oauth().mayObtainTokens(account, ip)) {
+      return { ok: false, reason: 'denied', message: `${key} is not allowed to obtain OAuth tokens on this server (oauth_access)` };
+    }
+    return { ok: true, account };
+  }
+}

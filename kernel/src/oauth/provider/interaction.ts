@@ -1,0 +1,103 @@
+/**
+ * The login and consent pages of the authorization code flow. oidc-provider sends the browser here with an
+ * interaction id (bound to its signed cookie); we ask for the JID and password — or, when the person is
+ * signed in already, only for consent — check scopes and oauth_access, record the grant, and hand back to
+ * oidc-provider, which redirects to the client with the code.
+ */
+import type Provider from 'oidc-provider';
+import type { InteractionDetails } from 'oidc-provider';
+import type { HttpContext } from '../../http/types.js';
+import type { Logger } from '../../log/logger.js';
+import { InvalidScope, splitScopes } from '../scopes.js';
+import type { OAuthService } from '../service.js';
+import type { CsrfTokens } from '../endpoints/csrf.js';
+import { authorizationPage, errorPage } from '../endpoints/pages.js';
+import { formParams } from '../endpoints/params.js';
+import type { ResourceOwnerLogin } from '../endpoints/resource-owner.js';
+import { OAuthError } from '../endpoints/oauth-error.js';
+
+export class Interactions {
+  constructor(
+    private readonly oauth: () => OAuthService,
+    private readonly csrf: CsrfTokens,
+    private readonly owners: ResourceOwnerLogin,
+    private readonly logger: Logger,
+  ) {}
+
+  async handle(ctx: HttpContext, provider: Provider, uid: string): Promise<void> {
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') {
+      ctx.set('Allow', 'GET, POST');
+      return errorPage(ctx, 405, 'invalid_request', `${ctx.method} is not served here`);
+    }
+    let details: InteractionDetails;
+    try {
+      details = await provider.interactionDetails(ctx.req, ctx.res);
+    } catch {
+      return errorPage(ctx, 400, 'invalid_request', 'this authorization has expired or was started in another browser: go back to the application and start again');
+    }
+    if (details.uid !== uid) return errorPage(ctx, 400, 'invalid_request', 'this page does not belong to the authorization in progress');
+    const finish = async (result: Record<string, unknown>) => {
+      const target = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+      ctx.set('Cache-Control', 'no-store');
+      ctx.redirect(target);
+    };
+    const oauth = this.oauth();
+    const clientId = String(details.params.client_id ?? '');
+    let scopes: string[];
+    try {
+      scopes = oauth.checkScopes(splitScopes(String(details.params.scope ?? '')));
+    } catch (err) {
+      if (err instanceof InvalidScope) return finish({ error: 'invalid_scope', error_description: err.message });
+      throw err;
+    }
+    const client = await oauth.clients.get(clientId);
+    const signedInAs = details.prompt.name === 'login' ? undefined : details.session?.accountId;
+    const show = (status: number, error?: string, username?: string) =>
+      authorizationPage(ctx, status, {
+        action: `${ctx.state.mount.replace(/\/$/, '')}/interaction/${encodeURIComponent(uid)}`,
+        application: client?.clientName ?? clientId,
+        scopes: scopes.map((scope) => ({ scope, description: oauth.describeScope(scope) })),
+        hidden: [['csrf_token', this.csrf.issue([uid])]],
+        signedInAs,
+        username,
+        error,
+      });
+    if (ctx.method === 'GET') return show(200);
+
+    let params;
+    try {
+      params = await formParams(ctx);
+    } catch (err) {
+      if (err instanceof OAuthError) return show(400, err.description);
+      throw err;
+    }
+    if (!this.csrf.consume(params.get('csrf_token'), [uid])) {
+      return show(403, 'This form has expired or was not issued by this server. Check the request and submit it again.', params.get('username'));
+    }
+    if (params.has('deny')) return finish({ error: 'access_denied', error_description: 'the person refused the authorization' });
+
+    let accountId: string;
+    if (signedInAs) {
+      const at = signedInAs.lastIndexOf('@');
+      const account = { user: signedInAs.slice(0, at), host: signedInAs.slice(at + 1) };
+      if (!oauth.mayObtainTokens(account, ctx.state.ip)) {
+        return finish({ error: 'access_denied', error_description: `${signedInAs} is not allowed to obtain OAuth tokens on this server (oauth_access)` });
+      }
+      accountId = signedInAs;
+    } else {
+      const outcome = await this.owners.login(params.get('username') ?? '', params.get('password') ?? '', ctx.state.ip);
+      if (!outcome.ok) {
+        if (outcome.reason === 'denied') return finish({ error: 'access_denied', error_description: outcome.message });
+        if (outcome.retryAfter !== undefined) ctx.set('Retry-After', String(outcome.retryAfter));
+        return show(outcome.reason === 'blocked' ? 429 : 400, outcome.message, params.get('username'));
+      }
+      accountId = `${outcome.account.user}@${outcome.account.host}`;
+    }
+    const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+    const grant = existing ?? new provider.Grant({ accountId, clientId });
+    grant.addOIDCScope(scopes.join(' '));
+    const grantId = await grant.save();
+    this.logger.info({ client: clientId, account: accountId, scopes }, 'OAuth authorization granted (code flow)');
+    await finish({ login: { accountId }, consent: { grantId } });
+  }
+}
