@@ -343,7 +343,10 @@ export class Server implements ServerControl {
       hooks: this.#hooks,
       logger: this.#logger,
       hosts: () => this.#config.hosts,
-      disabledMechanisms: () => this.#config.disable_sasl_mechanisms,
+      disabledMechanisms: (host) => {
+        const perHost = Object.entries(this.#config.host_config).find(([name]) => name.toLowerCase() === host)?.[1];
+        return perHost?.disable_sasl_mechanisms ?? this.#config.disable_sasl_mechanisms;
+      },
       access: () => this.#config.access,
     };
     // An account that is removed is logged out everywhere.

@@ -34,6 +34,13 @@ describe('configuration validation', () => {
     expect(err.message).to.match(/service\.yml:2:1: logleve: unknown option: did you mean 'loglevel'\?/);
   });
 
+  it('checks host_config: hosts it names must be served, and only per-host options are allowed', async () => {
+    const unknownHost = await configError(stringify({ ...valid(), host_config: { 'example.net': { disable_sasl_mechanisms: ['X-OAUTH2'] } } }));
+    expect(unknownHost.message).to.match(/host_config\."example\.net": 'example\.net' is not one of the hosts/);
+    const notPerHost = await configError(stringify({ ...valid(), host_config: { localhost: { loglevel: 'debug' } } }));
+    expect(notPerHost.message).to.match(/host_config\.localhost\.loglevel: unknown option/);
+  });
+
   it('names a wrong type with what was expected and what was given', async () => {
     const err = await configError(stringify({ ...valid(), listen: [{ port: 'abc', module: 'service_http' }] }));
     expect(err.message).to.match(/service\.yml:\d+:\d+: listen\[0\]\.port: expected an integer between 0 and 65535, got "abc"/);

@@ -77,6 +77,14 @@ function scramClient(name: string, hash: ScramHash, plus: boolean, socketOf: () 
   return ScramClient;
 }
 
+/** X-OAUTH2 as the spec gives it: NUL, user name, NUL, token (passed as the password). */
+class XOAuth2Client {
+  async response(cred: { username: string; password: string }): Promise<string> {
+    return `\0${cred.username}\0${cred.password}`;
+  }
+}
+Object.assign(XOAuth2Client.prototype, { name: 'X-OAUTH2', clientFirst: true });
+
 /** Connects and logs in; resolves once online (resource bound). */
 export async function login(t: TestServer, options: LoginOptions): Promise<Client> {
   const transport = options.transport ?? 'tcp';
@@ -93,6 +101,7 @@ export async function login(t: TestServer, options: LoginOptions): Promise<Clien
   factory.use(scramClient('SCRAM-SHA-512', 'sha512', false, socketOf));
   factory.use(scramClient('SCRAM-SHA-1-PLUS', 'sha1', true, socketOf));
   factory.use(scramClient('SCRAM-SHA-256-PLUS', 'sha256', true, socketOf));
+  factory.use(XOAuth2Client);
   xmpp.on('error', () => {});
   if (!options.reconnect) (xmpp as any).reconnect.stop();
   else (xmpp as any).reconnect.delay = 100;

@@ -215,6 +215,11 @@ function checkHosts(top: TopLevelOptions, issues: OptionIssue[]): void {
     if (seen.has(lower)) issues.push({ path: ['hosts', i], message: `'${host}' is listed twice` });
     seen.add(lower);
   });
+  for (const host of Object.keys(top.host_config)) {
+    if (!seen.has(host.toLowerCase())) {
+      issues.push({ path: ['host_config', host], message: `'${host}' is not one of the hosts${didYouMean(host, top.hosts)}`, atKey: true });
+    }
+  }
 }
 
 /** Finds where an issue's path is in the file, for `file:line:column` messages. */

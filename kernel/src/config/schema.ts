@@ -87,7 +87,26 @@ export const TOP_LEVEL_SCHEMA = {
     of: { type: 'string', nonEmpty: true, doc: '' },
     single: true,
     default: [],
-    doc: 'SASL mechanisms not offered to clients, e.g. X-OAUTH2.',
+    doc: 'SASL mechanisms not offered to clients, e.g. X-OAUTH2. host_config may set it per virtual host.',
+  },
+  host_config: {
+    type: 'map',
+    keyPattern: DOMAIN,
+    keyDoc: 'a virtual host listed in hosts',
+    values: {
+      type: 'object',
+      fields: {
+        disable_sasl_mechanisms: {
+          type: 'list',
+          of: { type: 'string', nonEmpty: true, doc: '' },
+          single: true,
+          doc: 'SASL mechanisms not offered on this virtual host, instead of the top-level list.',
+        },
+      },
+      doc: '',
+    },
+    default: {},
+    doc: "Options that differ per virtual host, replacing the top-level value there (ejabberd's host_config). Per host so far: disable_sasl_mechanisms.",
   },
   certfiles: { type: 'list', of: { type: 'string', nonEmpty: true, doc: '' }, single: true, default: [], doc: 'PEM files with certificates and keys. When empty, a self-signed certificate is generated under data_dir.' },
   oauth_access: { type: 'string', default: 'none', doc: "Access rule that says who may obtain OAuth tokens; 'all' allows every account." },

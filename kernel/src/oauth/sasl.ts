@@ -33,7 +33,7 @@ export function xOAuth2Mechanism(oauth: () => OAuthService): SaslMechanism {
         const user = await ownerOf(oauth(), token, peer.host);
         const given = name.toLowerCase();
         if (given !== user && given !== `${user}@${peer.host}`) throw new SaslFailure('not-authorized');
-        if (!sameIdentity(authzid, user, peer.host)) throw new SaslFailure('invalid-authzid', `this token may not act as ${authzid}`);
+        if (!sameIdentity(authzid, user, peer.host)) throw new SaslFailure('not-authorized', `this token may not act as ${authzid}`);
         return { success: { user } };
       },
     }),
@@ -72,7 +72,7 @@ export function oauthBearerMechanism(oauth: () => OAuthService): SaslMechanism {
             failed = true;
             return { challenge: Buffer.from(JSON.stringify({ status: 'invalid_token', scope: 'sasl_auth' })) };
           }
-          if (!sameIdentity(authzid, user, peer.host)) throw new SaslFailure('invalid-authzid', `this token may not act as ${authzid}`);
+          if (!sameIdentity(authzid, user, peer.host)) throw new SaslFailure('not-authorized', `this token may not act as ${authzid}`);
           return { success: { user } };
         },
       };

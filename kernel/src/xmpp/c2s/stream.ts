@@ -36,7 +36,8 @@ export interface C2SEnvironment {
   readonly hooks: HookBus;
   readonly logger: Logger;
   hosts(): readonly string[];
-  disabledMechanisms(): readonly string[];
+  /** For the virtual host the stream is for: host_config's list, or the top-level one. */
+  disabledMechanisms(host: string): readonly string[];
   access(): AccessControl;
 }
 
@@ -178,7 +179,7 @@ export class C2SStream implements StreamControl {
       channelBinding: (type) => transport.channelBinding(type),
       plusOffered: false,
     };
-    return this.env.xmpp.sasl.offered(peer, this.env.disabledMechanisms());
+    return this.env.xmpp.sasl.offered(peer, this.env.disabledMechanisms(this.#host!));
   }
 
   #features(): XmlElement {
