@@ -68,8 +68,9 @@ export function benchConfig(options: { port: number; dataDir: string; loglevel: 
     },
     api_permissions: {
       'public commands': { who: { acl: 'loopback' }, what: ['status', 'connected_users_number'] },
-      'admin access': { who: { acl: 'admin' }, what: '*' },
+      'admin access': { who: [{ acl: 'admin' }, { oauth: { scope: 'service:admin', acl: 'admin' } }], what: '*' },
     },
+    oauth_access: 'all',
     modules: { mod_http_api: {} },
   };
 }

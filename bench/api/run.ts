@@ -2,12 +2,14 @@
  * Benchmark of the HTTP JSON API (mod_http_api) against the real server, run as a child process.
  *
  *   node --import tsx bench/api/run.ts [--duration 10] [--warmup 3] [--connections 1,16,64]
- *                                      [--levels warning,info] [--users 100000] [--skip-wrk] [--keep]
+ *                                      [--levels warning,info] [--users 100000] [--auth none,basic,bearer]
+ *                                      [--skip-wrk] [--keep]
  *
  * For each log level: start `node cli/dist/servicectl.js --config FILE foreground` on a free loopback
- * port; once, seed the accounts straight into SQLite; then, for POST /api/status and
- * POST /api/registered_users at each concurrency, a warm-up and a measured autocannon run (keep-alive,
- * pipelining 1, HTTP Basic admin@localhost), with the server's CPU use from /proc; then wrk on
+ * port; once, seed the accounts straight into SQLite; then, for POST /api/status (anonymous from
+ * loopback, HTTP Basic, and an OAuth Bearer token: what authentication costs) and POST
+ * /api/registered_users (Basic) at each concurrency, a warm-up and a measured autocannon run (keep-alive,
+ * pipelining 1), with the server's CPU use from /proc; then wrk on
  * POST /api/status when wrk is installed. Prints a markdown table and writes the raw results to
  * bench/results/api-<time>.json. See bench/README.md.
  */
@@ -54,6 +56,7 @@ const { values: opts } = parseArgs({
     connections: { type: 'string', default: '1,16,64' },
     levels: { type: 'string', default: 'warning,info' },
     users: { type: 'string', default: '100000' },
+    auth: { type: 'string', default: 'none,basic,bearer' },
     'skip-wrk': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
@@ -61,7 +64,7 @@ const { values: opts } = parseArgs({
 });
 
 if (opts.help) {
-  console.log('usage: node --import tsx bench/api/run.ts [--duration S] [--warmup S] [--connections 1,16,64] [--levels warning,info] [--users N] [--skip-wrk] [--keep]');
+  console.log('usage: node --import tsx bench/api/run.ts [--duration S] [--warmup S] [--connections 1,16,64] [--levels warning,info] [--users N] [--auth none,basic,bearer] [--skip-wrk] [--keep]');
   process.exit(0);
 }
 
@@ -70,6 +73,12 @@ const WARMUP = Number(opts.warmup);
 const CONNECTIONS = opts.connections.split(',').map(Number);
 const LEVELS = opts.levels.split(',') as LogLevel[];
 const USERS = Number(opts.users);
+type Auth = 'none' | 'basic' | 'bearer';
+const AUTHS = opts.auth.split(',') as Auth[];
+if (AUTHS.some((a) => !['none', 'basic', 'bearer'].includes(a))) {
+  console.error('bad arguments: --auth takes none, basic and bearer');
+  process.exit(64);
+}
 if (!(DURATION > 0) || !(WARMUP >= 0) || CONNECTIONS.some((c) => !(c >= 1)) || !(USERS >= 0)) {
   console.error('bad arguments: --duration > 0, --warmup >= 0, --connections positive integers, --users >= 0');
   process.exit(64);
@@ -82,12 +91,23 @@ interface Endpoint {
   name: string;
   command: string;
   body: string;
+  /** none: anonymous from loopback (api_permissions' public group); basic: admin's password; bearer: an OAuth token. */
+  auth: Auth;
 }
 
 const ENDPOINTS: Endpoint[] = [
-  { name: 'POST /api/status', command: 'status', body: '{}' },
-  { name: 'POST /api/registered_users', command: 'registered_users', body: JSON.stringify({ host: HOST }) },
+  ...AUTHS.map((auth): Endpoint => ({ name: `POST /api/status (${auth})`, command: 'status', body: '{}', auth })),
+  { name: 'POST /api/registered_users (basic)', command: 'registered_users', body: JSON.stringify({ host: HOST }), auth: 'basic' },
 ];
+
+/** The Bearer token of the running server (issued after each start, service:admin for admin@localhost). */
+let bearerToken = '';
+
+function authorization(auth: Auth): Record<string, string> {
+  if (auth === 'basic') return { authorization: AUTH };
+  if (auth === 'bearer') return { authorization: `Bearer ${bearerToken}` };
+  return {};
+}
 
 interface Row {
   tool: 'autocannon' | 'wrk';
@@ -126,7 +146,7 @@ async function measureAutocannon(server: ServerProcess, endpoint: Endpoint, conn
   const options = {
     url: `http://127.0.0.1:${server.port}/api/${endpoint.command}`,
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: AUTH },
+    headers: { 'content-type': 'application/json', ...authorization(endpoint.auth) },
     body: endpoint.body,
     connections,
     pipelining: 1,
@@ -275,6 +295,11 @@ async function main(): Promise<void> {
       log(`registered_users lists ${check.body.length} names (${check.bytes} bytes)`);
       const status = await callApi(port, 'status', {}, AUTH);
       if (status.status !== 200) throw new Error(`status answered ${status.status}: ${JSON.stringify(status.body)}`);
+      const issued = await callApi(port, 'oauth_issue_token', { jid: ADMIN_JID, ttl: 3600, scopes: ['service:admin'] }, AUTH);
+      if (issued.status !== 200) throw new Error(`oauth_issue_token answered ${issued.status}: ${JSON.stringify(issued.body)}`);
+      bearerToken = issued.body.token;
+      const viaToken = await callApi(port, 'status', {}, `Bearer ${bearerToken}`);
+      if (viaToken.status !== 200) throw new Error(`status with the Bearer token answered ${viaToken.status}: ${JSON.stringify(viaToken.body)}`);
 
       for (const endpoint of ENDPOINTS) {
         for (const connections of CONNECTIONS) {
@@ -309,7 +334,7 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   console.log(`\n## HTTP API benchmark (${started.toISOString()})\n`);
   console.log(`${machine.cpuModel}, ${machine.cores} cores, ${machine.ramGiB} GiB, Node ${machine.node}, ${machine.os}`);
-  console.log(`${USERS + 1} accounts on ${HOST}; ${DURATION}s runs after ${WARMUP}s warm-up; keep-alive, pipelining 1, HTTP Basic ${ADMIN_JID}\n`);
+  console.log(`${USERS + 1} accounts on ${HOST}; ${DURATION}s runs after ${WARMUP}s warm-up; keep-alive, pipelining 1; Basic and Bearer as ${ADMIN_JID} (token look-up cache on, the default)\n`);
   console.log(md);
   console.log(
     `\nCPU % is of one core (this machine has ${machine.cores}). "main thread" is the server's event loop thread alone. ` +
@@ -318,6 +343,16 @@ async function main(): Promise<void> {
   for (const [level, bytes] of Object.entries(logBytes)) {
     const requests = rows.filter((r) => r.loglevel === level).reduce((sum, r) => sum + r.requests, 0);
     console.log(`\nServer log at ${level}: ${bytes.toLocaleString('en-US')} bytes for about ${requests.toLocaleString('en-US')} measured requests (plus warm-ups).`);
+  }
+  for (const level of LEVELS) {
+    for (const connections of CONNECTIONS) {
+      const rate = (auth: Auth) => rows.find((r) => r.tool === 'autocannon' && r.loglevel === level && r.connections === connections && r.endpoint === `POST /api/status (${auth})`)?.reqPerSec;
+      const none = rate('none');
+      const basic = rate('basic');
+      const bearer = rate('bearer');
+      const cost = (other: number | undefined) => (none && other ? `${round1((1 - other / none) * 100)}%` : 'n/a');
+      if (none && (basic || bearer)) console.log(`\nAuthentication cost on status at ${level}, c=${connections}: Basic ${cost(basic)}, Bearer ${cost(bearer)} of the anonymous throughput.`);
+    }
   }
   const noisy = rows.filter((r) => r.cpu.otherPct > 15);
   if (noisy.length) notes.push(`${noisy.length} run(s) shared the machine with other work (other CPU > 15% of a core): ${noisy.map((r) => `${r.loglevel} ${r.tool} ${r.endpoint} c=${r.connections}`).join('; ')}`);

@@ -49,7 +49,7 @@ export const oauthCommands = [
     desc: 'List OAuth tokens, user, scope, and seconds to expire (only Mnesia)',
     longdesc:
       'Works with every token store. The server keeps only a hash of each token, so `token` here is the token\'s public id: not a credential, but accepted by oauth_revoke_token. ' +
-      '`expires_in` is the number of seconds left.',
+      '`expires_in` is the number of seconds left. Tokens of every flow are listed: access tokens, refresh tokens, and client-credentials tokens (which belong to no account: `user` is empty).',
     args: [],
     result: {
       name: 'tokens',
@@ -129,10 +129,9 @@ export function oauthHandlers(services: KernelServices, oauth: () => OAuthServic
     oauth_list_tokens: async () => {
       const now = Date.now();
       return (await oauth().tokens.list(now))
-        .filter((t) => t.kind === 'access' || t.kind === 'refresh')
         .map((t) => ({
           token: t.id,
-          user: t.account ? `${t.account.user}@${t.account.host}` : (t.clientId ?? ''),
+          user: t.account ? `${t.account.user}@${t.account.host}` : '',
           scope: t.scopes.join(' '),
           expires_in: String(Math.max(0, Math.round((t.expiresAt - now) / 1000))),
         }));
