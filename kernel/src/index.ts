@@ -66,6 +66,8 @@ export type { DbKind, SqlType } from './storage/database.js';
 // XMPP: what modules use to handle stanzas.
 export { XmlElement, x, serialize, type XmlNode } from './xmpp/xml/element.js';
 export { parseElement, ParseError } from './xmpp/xml/stream-parser.js';
+export { toStoredXml, fromStoredXml } from './xmpp/xml/stored.js';
+export { KeyedLock } from './util/keyed-lock.js';
 export { Jid, InvalidJid } from './xmpp/jid.js';
 export { NS } from './xmpp/ns.js';
 export { StanzaError, StreamError, errorReply, STANZA_CONDITIONS, type StanzaCondition, type StanzaErrorType, type StreamErrorCondition } from './xmpp/errors.js';
@@ -83,3 +85,4 @@ export type { MiddlewareRegistration, XmppRegistrations } from './modules/defini
 export { isUniqueViolation } from './storage/database.js';
 export { pluck } from './storage/pluck.js';
 export { nodeprep, nameprep, resourceprep } from './accounts/jid.js';
+export { accountKey, hostKey, type AccountKey } from './accounts/account-key.js';

@@ -3,7 +3,7 @@
  * is read once and kept (per process) until changed here or `clear_cache`. Writes of one account run one
  * at a time, which keeps its JIDs unique without a unique index (see migrations.ts).
  */
-import type { Knex } from '@service/kernel';
+import { KeyedLock, type Knex } from '@service/kernel';
 import type { Jid } from '@service/kernel';
 import { BLOCKLIST_TABLE } from './migrations.js';
 
@@ -12,7 +12,8 @@ const CACHE_LIMIT = 10_000;
 
 export class BlocklistStore {
   readonly #cache = new Map<string, Promise<Set<string>>>();
-  readonly #writes = new Map<string, Promise<unknown>>();
+  /** Writes of one account run one at a time. */
+  readonly #writes = new KeyedLock();
 
   constructor(private readonly db: () => Knex) {}
 
@@ -31,7 +32,7 @@ export class BlocklistStore {
 
   /** Adds JIDs; resolves with those that were not blocked yet. */
   add(account: Jid, jids: readonly string[]): Promise<string[]> {
-    return this.#serialized(account, async () => {
+    return this.#writes.run(account.bare, async () => {
       const current = await this.list(account);
       const added = [...new Set(jids)].filter((jid) => !current.has(jid));
       if (added.length) {
@@ -45,7 +46,7 @@ export class BlocklistStore {
 
   /** Removes JIDs (all of them when `jids` is undefined); resolves with those that were blocked. */
   remove(account: Jid, jids: readonly string[] | undefined): Promise<string[]> {
-    return this.#serialized(account, async () => {
+    return this.#writes.run(account.bare, async () => {
       const current = await this.list(account);
       const removed = jids === undefined ? [...current] : [...new Set(jids)].filter((jid) => current.has(jid));
       if (removed.length) {
@@ -58,7 +59,7 @@ export class BlocklistStore {
   }
 
   async removeAccount(account: Jid): Promise<void> {
-    await this.#serialized(account, async () => {
+    await this.#writes.run(account.bare, async () => {
       await this.db()(BLOCKLIST_TABLE).where(keyOf(account)).delete();
       this.#cache.delete(account.bare);
     });
@@ -73,16 +74,6 @@ export class BlocklistStore {
     return new Set(rows.map((row) => row.jid));
   }
 
-  #serialized<T>(account: Jid, work: () => Promise<T>): Promise<T> {
-    const previous = this.#writes.get(account.bare) ?? Promise.resolve();
-    const run = previous.then(work);
-    const settled = run.catch(() => {});
-    this.#writes.set(account.bare, settled);
-    void settled.then(() => {
-      if (this.#writes.get(account.bare) === settled) this.#writes.delete(account.bare);
-    });
-    return run;
-  }
 }
 
 function keyOf(account: Jid): { host: string; username: string } {

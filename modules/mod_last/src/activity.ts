@@ -3,7 +3,7 @@
  * session ended and the status text of its last presence — or "now" while it has an available session.
  */
 import { Jid, type SessionManager } from '@service/kernel';
-import type { AccountKey } from './account.js';
+import type { AccountKey } from '@service/kernel';
 import type { LastActivityStore, StoredLastActivity } from './store.js';
 
 export class LastActivity {

@@ -4,7 +4,7 @@
  * mod_roster, when enabled, to let contacts with a presence subscription ask.
  */
 import { defineModule } from '@service/kernel';
-import { accountKey } from './account.js';
+import { accountKey } from '@service/kernel';
 import { LastActivity } from './activity.js';
 import { lastActivityApi } from './api.js';
 import { NS_LAST, lastIqHandlers } from './iq.js';

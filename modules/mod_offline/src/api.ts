@@ -4,7 +4,7 @@
  * its status and abort). Times are milliseconds since the epoch.
  */
 import type { XmlElement } from '@service/kernel';
-import { accountKey, hostKey } from './account.js';
+import { accountKey, hostKey } from '@service/kernel';
 import { purgeInBatches, type BatchPurgeOptions, type BatchPurgeResult } from './purge.js';
 import type { OfflineStore } from './store.js';
 

@@ -5,8 +5,8 @@
  * deleted only once written to the session; if the session goes away meanwhile, the rest stays queued.
  */
 import { Jid, x, type C2SSession, type Logger, type Router, type SessionManager, type XmlElement } from '@service/kernel';
-import type { AccountKey } from './account.js';
-import type { AccountLocks } from './account-locks.js';
+import type { AccountKey } from '@service/kernel';
+import type { KeyedLock } from '@service/kernel';
 import { withRemainingSeconds } from './expiry.js';
 import type { OfflineStore, StoredMessage } from './store.js';
 
@@ -25,7 +25,7 @@ export class OfflineDelivery {
     private readonly store: OfflineStore,
     private readonly router: Router,
     private readonly sessions: SessionManager,
-    private readonly locks: AccountLocks,
+    private readonly locks: KeyedLock,
     private readonly logger: Logger,
   ) {}
 

@@ -5,8 +5,8 @@
  * next becomes available with a non-negative priority. The admin commands use the `api` (OfflineApi).
  */
 import { defineModule, type C2SSession } from '@service/kernel';
-import { accountKey } from './account.js';
-import { AccountLocks } from './account-locks.js';
+import { accountKey } from '@service/kernel';
+import { KeyedLock } from '@service/kernel';
 import { offlineApi } from './api.js';
 import { OfflineDelivery, takesMessages } from './delivery.js';
 import { OFFLINE_MIGRATIONS } from './migrations.js';
@@ -37,7 +37,7 @@ export default defineModule({
   start(ctx) {
     const { router, sessions } = ctx.services.xmpp;
     const store = new OfflineStore(ctx.db);
-    const locks = new AccountLocks();
+    const locks = new KeyedLock();
     const delivery = new OfflineDelivery(store, router, sessions, locks, ctx.logger);
 
     // XEP-0160: the queue goes out when a session starts taking messages — its initial presence, or a

@@ -3,7 +3,7 @@
  * account. A full queue answers <service-unavailable/>, the condition XEP-0160 names for it.
  */
 import { StanzaError, x, type Logger, type Middleware, type OfflineContext, type Router } from '@service/kernel';
-import type { AccountLocks } from './account-locks.js';
+import type { KeyedLock } from '@service/kernel';
 import type { OfflineDelivery } from './delivery.js';
 import { NS_AMP_ERRORS } from './expiry.js';
 import { decide } from './storage-policy.js';
@@ -12,7 +12,7 @@ import type { OfflineStore } from './store.js';
 export interface OfflineLayerDeps {
   readonly store: OfflineStore;
   readonly delivery: OfflineDelivery;
-  readonly locks: AccountLocks;
+  readonly locks: KeyedLock;
   readonly router: Router;
   readonly logger: Logger;
   /** Messages kept per account (unexpired); Infinity for no limit. */

@@ -1,8 +1,8 @@
 /** Offline messages in SQL: each account's queue in storage order, and the purges of old and expired ones. */
 import { ParseError, type ModuleContext, type XmlElement } from '@service/kernel';
-import type { AccountKey } from './account.js';
+import type { AccountKey } from '@service/kernel';
 import { OFFLINE_TABLE } from './migrations.js';
-import { fromStoredXml, toStoredXml } from './stored-xml.js';
+import { fromStoredXml, toStoredXml } from '@service/kernel';
 
 type Db = ModuleContext['db'];
 

@@ -4,7 +4,7 @@
  * What the cache holds is replaced, never mutated, so a reader always sees a whole state. Writes of one
  * account run one at a time.
  */
-import type { Knex } from '@service/kernel';
+import { KeyedLock, type Knex } from '@service/kernel';
 import { Jid } from '@service/kernel';
 import { DEFAULTS_TABLE, ITEMS_TABLE } from './migrations.js';
 import type { AccountPrivacy, ItemType, PrivacyItem, PrivacyList, StanzaKind } from './model.js';
@@ -30,7 +30,8 @@ interface ItemRow {
 
 export class PrivacyStore {
   readonly #cache = new Map<string, Promise<AccountPrivacy>>();
-  readonly #writes = new Map<string, Promise<unknown>>();
+  /** Writes of one account run one at a time. */
+  readonly #writes = new KeyedLock();
 
   constructor(private readonly db: () => Knex) {}
 
@@ -76,7 +77,7 @@ export class PrivacyStore {
   }
 
   async removeAccount(account: Jid): Promise<void> {
-    await this.#serialized(account, async () => {
+    await this.#writes.run(account.bare, async () => {
       const db = this.db();
       await db(ITEMS_TABLE).where(keyOf(account)).delete();
       await db(DEFAULTS_TABLE).where(keyOf(account)).delete();
@@ -90,7 +91,7 @@ export class PrivacyStore {
 
   /** Runs a write after the account's previous ones and caches the state it returns. */
   #change(account: Jid, write: (db: Knex, current: AccountPrivacy) => Promise<AccountPrivacy>): Promise<void> {
-    return this.#serialized(account, async () => {
+    return this.#writes.run(account.bare, async () => {
       const current = await this.account(account);
       try {
         this.#cache.set(account.bare, Promise.resolve(await write(this.db(), current)));
@@ -116,16 +117,6 @@ export class PrivacyStore {
     return { lists, defaultName: defaults[0]?.list_name };
   }
 
-  #serialized<T>(account: Jid, work: () => Promise<T>): Promise<T> {
-    const previous = this.#writes.get(account.bare) ?? Promise.resolve();
-    const run = previous.then(work);
-    const settled = run.catch(() => {});
-    this.#writes.set(account.bare, settled);
-    void settled.then(() => {
-      if (this.#writes.get(account.bare) === settled) this.#writes.delete(account.bare);
-    });
-    return run;
-  }
 }
 
 function keyOf(account: Jid): { host: string; username: string } {

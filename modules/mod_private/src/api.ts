@@ -3,7 +3,7 @@
  * details of ban_account): the stored element of an account by namespace.
  */
 import { badArgument, x, type XmlElement } from '@service/kernel';
-import { accountKey } from './account.js';
+import { accountKey } from '@service/kernel';
 import { namespaceProblem } from './namespaces.js';
 import type { PrivateStore } from './store.js';
 

@@ -4,7 +4,7 @@
  * the `api` (PrivateStorageApi).
  */
 import { defineModule } from '@service/kernel';
-import { accountKey } from './account.js';
+import { accountKey } from '@service/kernel';
 import { privateStorageApi } from './api.js';
 import { privateIqHandlers } from './iq.js';
 import { PRIVATE_MIGRATIONS } from './migrations.js';

@@ -1,8 +1,8 @@
 /** Private XML storage in SQL: one element per account and namespace. */
 import type { ModuleContext, XmlElement } from '@service/kernel';
-import type { AccountKey } from './account.js';
+import type { AccountKey } from '@service/kernel';
 import { PRIVATE_TABLE } from './migrations.js';
-import { fromStoredXml, toStoredXml } from './stored-xml.js';
+import { fromStoredXml, toStoredXml } from '@service/kernel';
 
 type Db = ModuleContext['db'];
 

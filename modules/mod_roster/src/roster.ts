@@ -5,7 +5,7 @@
  */
 import { x, type Jid, type Logger, type XmppService } from '@service/kernel';
 import type { Knex } from '@service/kernel';
-import { AccountLocks } from './account-locks.js';
+import { KeyedLock } from '@service/kernel';
 import type { RosterPushes } from './pushes.js';
 import { itemElement, removedItemElement } from './roster-xml.js';
 import { NO_SUBSCRIPTION, publicState, type Flags, type SubscriptionType } from './state.js';
@@ -36,7 +36,7 @@ export interface ChangeOutcome<R> {
 export type Decide<R> = (current: StoredItem | undefined, trx: Knex.Transaction) => Promise<Decision<R>> | Decision<R>;
 
 export class Roster {
-  readonly #locks = new AccountLocks();
+  readonly #locks = new KeyedLock();
   readonly #listeners = new Set<SubscriptionListener>();
 
   constructor(

@@ -3,7 +3,7 @@
  * set_nickname): whole vCards and fields by name and subname (see fields.ts for their meaning).
  */
 import { badArgument, type XmlElement } from '@service/kernel';
-import { accountKey } from './account.js';
+import { accountKey } from '@service/kernel';
 import { readField, writeField } from './fields.js';
 import { VcardRejected, emptyVcard, type Vcards } from './vcards.js';
 

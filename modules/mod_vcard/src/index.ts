@@ -3,7 +3,7 @@
  * commands read and write whole vCards or single fields through the `api` (VcardApi).
  */
 import { defineModule } from '@service/kernel';
-import { accountKey } from './account.js';
+import { accountKey } from '@service/kernel';
 import { vcardApi } from './api.js';
 import { vcardIqHandlers } from './iq.js';
 import { VCARD_MIGRATIONS } from './migrations.js';

@@ -1,8 +1,8 @@
 /** vCards in SQL, one per account. */
 import type { ModuleContext, XmlElement } from '@service/kernel';
-import type { AccountKey } from './account.js';
+import type { AccountKey } from '@service/kernel';
 import { VCARD_TABLE } from './migrations.js';
-import { fromStoredXml } from './stored-xml.js';
+import { fromStoredXml } from '@service/kernel';
 
 type Db = ModuleContext['db'];
 

@@ -3,9 +3,9 @@
  * <vCard xmlns='vcard-temp'/> element, no larger than `max_size` bytes once stored.
  */
 import { x, type XmlElement } from '@service/kernel';
-import type { AccountKey } from './account.js';
+import type { AccountKey } from '@service/kernel';
 import type { VcardStore } from './store.js';
-import { toStoredXml } from './stored-xml.js';
+import { toStoredXml } from '@service/kernel';
 
 export const NS_VCARD = 'vcard-temp';
 

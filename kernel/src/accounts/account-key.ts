@@ -2,7 +2,8 @@
  * Account names as the API receives them from commands: normalized like JIDs (so 'Alice' is 'alice'),
  * and refused with the argument named when they cannot be a JID part.
  */
-import { InvalidJid, badArgument, nameprep, nodeprep } from '@service/kernel';
+import { badArgument } from '../commands/errors.js';
+import { InvalidJid, nameprep, nodeprep } from './jid.js';
 
 export interface AccountKey {
   readonly user: string;

@@ -2,8 +2,10 @@
  * Elements as stored text. An element taken out of a stanza may rely on namespaces declared by its
  * ancestors (or the stream header); the stored text declares whatever it needs itself, so that it parses
  * back alone to the same names and namespaces.
+ * Modules that keep XML (offline messages, vCards, private storage) store and read it with these.
  */
-import { XmlElement, parseElement } from '@service/kernel';
+import { XmlElement } from './element.js';
+import { parseElement } from './stream-parser.js';
 
 /** Stored elements passed the stream's limits when they arrived; reading them back needs no size limit. */
 const STORED_LIMITS = { maxStanzaSize: Infinity, maxDepth: 64 };
