@@ -35,6 +35,27 @@ describe('stream parser', () => {
     expect(out.error).to.equal(undefined);
   });
 
+  it('counts a stanza from its first byte: a huge start tag, split over chunks, is refused before it ends', () => {
+    const out = feed([HEADER, "<message to='a@localhost' x='", 'y'.repeat(600), 'y'.repeat(600)]);
+    expect(out.error?.condition).to.equal('policy-violation');
+    expect(out.elements).to.have.length(0);
+  });
+
+  it('fails at once on what may not stand between stanzas, without waiting for its end', () => {
+    expect(feed([HEADER, 'hello']).error?.condition).to.equal('not-well-formed');
+    expect(feed([HEADER, '<!', '-- never closed']).error?.condition).to.equal('restricted-xml');
+    expect(feed([HEADER, ' <?pi never closed']).error?.condition).to.equal('restricted-xml');
+    expect(feed([HEADER, '<![CDATA[ never closed']).error?.condition).to.equal('not-well-formed');
+    expect(feed([HEADER, 'x'.repeat(2000)]).error?.condition).to.equal('not-well-formed');
+  });
+
+  it('does not count whitespace keepalives towards the next stanza', () => {
+    const pings = Array.from({ length: 3000 }, () => ' ');
+    const out = feed([HEADER, ...pings, '<presence/>', ...pings, `<message><body>${'z'.repeat(900)}</body></message>`]);
+    expect(out.error).to.equal(undefined);
+    expect(out.elements.map((e) => e.name)).to.deep.equal(['presence', 'message']);
+  });
+
   it('keeps namespaces of payloads and serializes safely', () => {
     const out = feed([HEADER, "<iq type='get' id='1'><query xmlns='jabber:iq:roster' ver='a&lt;b'/></iq>"]);
     const query = out.elements[0]!.getChild('query', 'jabber:iq:roster');

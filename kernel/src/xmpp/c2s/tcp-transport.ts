@@ -30,6 +30,14 @@ export class TcpTransport implements Transport {
   #events: TransportEvents | undefined;
   #secure: boolean;
   #ended = false;
+  #destroyTimer?: NodeJS.Timeout;
+  /** Our own listeners on the current socket, removed one by one at STARTTLS: others (the listener's) stay. */
+  readonly #onData = (chunk: Buffer) => this.#receive(chunk);
+  readonly #onClose = () => {
+    clearTimeout(this.#destroyTimer);
+    this.#events?.disconnected();
+  };
+  readonly #onError = () => {};
 
   constructor(
     socket: Socket,
@@ -123,9 +131,9 @@ export class TcpTransport implements Transport {
   async startTls(): Promise<void> {
     if (!this.tls) throw new Error('TLS is not configured');
     const plain = this.#socket;
-    plain.removeAllListeners('data');
-    plain.removeAllListeners('close');
-    plain.removeAllListeners('error');
+    plain.off('data', this.#onData);
+    plain.off('close', this.#onClose);
+    plain.off('error', this.#onError);
     const secure = new TLSSocket(plain, {
       isServer: true,
       secureContext: this.tls.context,
@@ -151,13 +159,13 @@ export class TcpTransport implements Transport {
     this.#parser.end();
     this.#socket.end();
     // A peer that never closes its side must not keep the socket forever.
-    setTimeout(() => this.#socket.destroy(), 5000).unref();
+    this.#destroyTimer = setTimeout(() => this.#socket.destroy(), 5000).unref();
   }
 
   #listen(socket: Socket): void {
-    socket.on('data', (chunk: Buffer) => this.#receive(chunk));
-    socket.on('close', () => this.#events?.disconnected());
-    socket.on('error', () => {});
+    socket.on('data', this.#onData);
+    socket.on('close', this.#onClose);
+    socket.on('error', this.#onError);
   }
 
   #receive(chunk: Buffer): void {

@@ -26,7 +26,9 @@ export interface WebSocketEndpoint {
 export function webSocketEndpoint(env: C2SEnvironment, options: () => { maxStanzaSize: number; access: string; negotiationTimeoutMs: number }): WebSocketEndpoint {
   const server = new WebSocketServer({
     noServer: true,
-    maxPayload: 16 * 1024 * 1024,
+    // A frame over max_stanza_size gets the policy-violation stream error; one far over it (8×, 2 MiB at the
+    // default) is not even buffered: the socket closes with 1009 (message too big).
+    maxPayload: Math.max(8 * options().maxStanzaSize, 1 << 20),
     handleProtocols: (protocols) => (protocols.has('xmpp') ? 'xmpp' : false),
   });
   const streams = new Set<C2SStream>();

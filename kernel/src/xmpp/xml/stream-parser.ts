@@ -5,8 +5,15 @@
  * that it ignores input. A stream restart needs a new parser.
  *
  *   invalid UTF-8, malformed XML, text between stanzas  → not-well-formed
- *   DTD, comment, processing instruction, an entity other than the five predefined ones → restricted-xml
- *   a stanza larger than max_stanza_size, nesting deeper than maxDepth → policy-violation
+ *   DTD, comment, processing instruction, CDATA between stanzas, an entity other than the five predefined
+ *   ones → restricted-xml
+ *   more than max_stanza_size bytes since the end of the previous stanza (the stanza, its start tag, or
+ *   anything between stanzas), nesting deeper than maxDepth → policy-violation
+ *
+ * Every byte counts against the limit until a top-level element completes, so nothing — a giant start tag,
+ * an endless comment, text that never meets a '<' — can make the parser hold more than max_stanza_size.
+ * Between stanzas the input is also checked as it arrives, not when saxes would report it (at the next
+ * '<' or the end of a comment): text or '<!'/'<?' there is an error at once.
  */
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 import { XmlElement } from './element.js';
@@ -53,9 +60,12 @@ export class StreamParser {
   readonly #stack: XmlElement[] = [];
   #rootOpen = false;
   #failed = false;
-  #stanzaBytes = 0;
-  /** Character offset (saxes position) where the current top-level element started. */
-  #stanzaStart = -1;
+  /** Document offset (characters) of the last boundary: the end of the stream header or of a top-level element. */
+  #boundary = 0;
+  /** UTF-8 bytes from the boundary to the start of the chunk being parsed. */
+  #pendingBytes = 0;
+  /** Between stanzas: only whitespace seen since the boundary, a '<' or '<!' just seen, or a tag under way. */
+  #gap: 'space' | 'lt' | 'bang' | 'tag' = 'space';
   /** Input held after a holdAfter element; undefined while parsing normally. */
   #held: string | undefined;
   #heldFrom = 0;
@@ -71,8 +81,9 @@ export class StreamParser {
     this.#parser = parser;
     parser.on('error', (err) => {
       const message = err.message.replace(/^[^:]*:\d+:\d+: /, '');
-      // An undefined entity is a reference we refuse to resolve, not a typo in the XML.
-      this.#fail(/undefined entity/i.test(message) ? 'restricted-xml' : 'not-well-formed', message);
+      // An undefined entity is a reference we refuse to resolve, not a typo in the XML; a DOCTYPE anywhere
+      // (saxes calls one inside the stream "inappropriately located") is a DTD, which XMPP forbids.
+      this.#fail(/undefined entity|doctype/i.test(message) ? 'restricted-xml' : 'not-well-formed', message);
     });
     parser.on('doctype', () => this.#fail('restricted-xml', 'a document type declaration is not allowed in XMPP'));
     parser.on('comment', () => this.#fail('restricted-xml', 'comments are not allowed in XMPP'));
@@ -142,13 +153,52 @@ export class StreamParser {
       this.#held = text.slice(this.#heldFrom - startChar);
       return;
     }
-    if (this.#failed || this.#stack.length === 0) return;
-    // Count the bytes of this chunk that belong to the element being built.
-    const fromChar = Math.max(this.#stanzaStart - startChar, 0);
-    this.#stanzaBytes += fromChar === 0 ? bytes : Buffer.byteLength(text.slice(fromChar));
-    if (this.#stanzaBytes > this.limits.maxStanzaSize) {
-      this.#fail('policy-violation', `stanza larger than the server's limit of ${this.limits.maxStanzaSize} bytes`);
+    if (this.#failed) return;
+    // Bytes since the last boundary, up to the end of this chunk.
+    const from = this.#boundary - startChar;
+    this.#pendingBytes = from > 0 ? Buffer.byteLength(text.slice(from)) : this.#pendingBytes + bytes;
+    if (this.#rootOpen && this.#stack.length === 0) {
+      // What stands between stanzas is checked first: its own error says more than the size limit.
+      this.#checkGap(text, Math.max(from, 0));
+      if (this.#failed) return;
+      // Whitespace keepalives between stanzas hold nothing: they do not count towards the next stanza.
+      if (this.#gap === 'space') this.#pendingBytes = 0;
     }
+    if (this.#pendingBytes > this.limits.maxStanzaSize) {
+      this.#fail(
+        'policy-violation',
+        this.#stack.length || this.#gap === 'tag'
+          ? `stanza larger than the server's limit of ${this.limits.maxStanzaSize} bytes`
+          : `more than ${this.limits.maxStanzaSize} bytes (the server's stanza size limit) without a complete stanza`,
+      );
+    }
+  }
+
+  /**
+   * Between stanzas only whitespace may come before a '<', and the '<' must start a tag: text, a comment,
+   * a processing instruction, CDATA or a DTD there fails now, before saxes would buffer it to its end.
+   */
+  #checkGap(text: string, from: number): void {
+    for (let i = from; i < text.length && this.#gap !== 'tag'; i++) {
+      const c = text.charCodeAt(i);
+      if (this.#gap === 'space') {
+        if (c === 0x3c /* < */) this.#gap = 'lt';
+        else if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return this.#fail('not-well-formed', 'text is not allowed between stanzas');
+      } else if (this.#gap === 'bang') {
+        // '<![CDATA[' is character data, which has no place between stanzas; '<!--' and '<!DOCTYPE' are restricted.
+        if (c === 0x5b /* [ */) return this.#fail('not-well-formed', 'character data (CDATA) is not allowed between stanzas');
+        return this.#fail('restricted-xml', 'comments and DTDs are not allowed in XMPP');
+      } else if (c === 0x21 /* ! */) this.#gap = 'bang';
+      else if (c === 0x3f /* ? */) return this.#fail('restricted-xml', 'processing instructions are not allowed in XMPP');
+      else this.#gap = 'tag';
+    }
+  }
+
+  /** A top-level element (or the stream header) ended at the current offset: counting starts again. */
+  #markBoundary(): void {
+    this.#boundary = this.#offset();
+    this.#pendingBytes = 0;
+    this.#gap = 'space';
   }
 
   /** The peer closed the connection: nothing more will come. */
@@ -183,6 +233,7 @@ export class StreamParser {
     for (const [name, attr] of Object.entries(tag.attributes)) attrs[name] = typeof attr === 'string' ? attr : attr.value;
     if (!this.#rootOpen) {
       this.#rootOpen = true;
+      this.#markBoundary();
       if (!this.#suppressStart) this.handlers.streamStart(tag.name, attrs, tag.uri || undefined);
       return;
     }
@@ -193,10 +244,6 @@ export class StreamParser {
     const element = new XmlElement(tag.name, attrs, [], tag.uri || undefined);
     const parent = this.#stack[this.#stack.length - 1];
     if (parent) parent.children.push(element);
-    else {
-      this.#stanzaStart = this.#offset();
-      this.#stanzaBytes = 0;
-    }
     this.#stack.push(element);
   }
 
@@ -209,11 +256,11 @@ export class StreamParser {
       return;
     }
     if (this.#stack.length === 0) {
-      // A stanza that ends in this chunk: add the bytes of its part of the chunk, then check.
-      const from = Math.max(this.#stanzaStart - this.#chunkStart, 0);
-      const size = this.#stanzaBytes + Buffer.byteLength(this.#chunk.slice(from, this.#offset() - this.#chunkStart));
-      this.#stanzaStart = -1;
-      this.#stanzaBytes = 0;
+      // A stanza that ends in this chunk: the bytes since the boundary, up to its end, then check.
+      const from = this.#boundary - this.#chunkStart;
+      const upTo = this.#chunk.slice(Math.max(from, 0), this.#offset() - this.#chunkStart);
+      const size = (from > 0 ? 0 : this.#pendingBytes) + Buffer.byteLength(upTo);
+      this.#markBoundary();
       if (size > this.limits.maxStanzaSize) {
         this.#fail('policy-violation', `stanza larger than the server's limit of ${this.limits.maxStanzaSize} bytes`);
         return;
