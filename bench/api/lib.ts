@@ -115,12 +115,20 @@ export function hrtimeUs(): number {
  * appended to `logFile` (a file, as in production under a supervisor: a pipe nobody drains would stall
  * pino), and waits until POST /api/status answers anything at all.
  */
-export async function startServer(options: { configFile: string; port: number; logFile: string; nodeArgs?: string[]; readyTimeoutMs?: number }): Promise<ServerProcess> {
+export async function startServer(options: {
+  configFile: string;
+  port: number;
+  logFile: string;
+  nodeArgs?: string[];
+  readyTimeoutMs?: number;
+  /** Open an IPC channel to the server process (for a preloaded probe). */
+  ipc?: boolean;
+}): Promise<ServerProcess> {
   const fd = openSync(options.logFile, 'a');
   const spawnedAtUs = hrtimeUs();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SERVICECTL, '--config', options.configFile, 'foreground'], {
     cwd: REPO,
-    stdio: ['ignore', fd, fd],
+    stdio: options.ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
     env: { ...process.env, NODE_ENV: 'production' },
   });
   closeSync(fd);
