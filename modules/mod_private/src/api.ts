@@ -21,6 +21,11 @@ export interface PrivateStorageApi {
   delete(user: string, host: string, ns: string): Promise<boolean>;
   /** The namespaces the account has data in, sorted. */
   namespaces(user: string, host: string): Promise<string[]>;
+  /**
+   * Why `element` cannot be stored or asked for (no namespace of its own, a reserved or too long one), or
+   * undefined when it can: what `set` refuses, for callers that check a request before reading.
+   */
+  problem(element: XmlElement): string | undefined;
 }
 
 export function privateStorageApi(store: PrivateStore): PrivateStorageApi {
@@ -37,5 +42,6 @@ export function privateStorageApi(store: PrivateStore): PrivateStorageApi {
     },
     delete: (user, host, ns) => store.delete(accountKey(user, host), ns),
     namespaces: (user, host) => store.namespaces(accountKey(user, host)),
+    problem: namespaceProblem,
   };
 }
