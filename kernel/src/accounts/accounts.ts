@@ -106,21 +106,40 @@ export class AccountService {
   }
 
   /**
-   * Whether `password` is the account's; false for a missing account. A password that could never have
-   * been stored (empty, too long) is false without any hashing.
+   * Whether `password` logs the account in: it is the account's, and no `password_login_check` handler
+   * refuses the account (a banned one). False for a missing account.
    */
   async checkPassword(user: string, host: string, password: string): Promise<boolean> {
-    // The cache is keyed by the names as given, so a hit costs no normalization (HTTP Basic checks on
-    // every request); entries are filed under the normalized account, so invalidation still finds them.
-    if (this.#cache.isVerified(user, host, password)) return true;
+    if (!(await this.#verifyPassword(user, host, password))) return false;
+    // A right password of an account that may not log in now (banned) is refused like a wrong one.
+    return this.#hooks.count('password_login_check') === 0 || (await this.loginRefusal(user, host)) === undefined;
+  }
+
+  /**
+   * Why the account may not log in although its password is right (the `password_login_check` hook
+   * refused: a banned account), or undefined when nothing objects.
+   */
+  async loginRefusal(user: string, host: string): Promise<string | undefined> {
+    if (this.#hooks.count('password_login_check') === 0) return undefined;
     const account = this.#account(user, host);
-    if (passwordProblem(password)) return false;
-    const epoch = this.#cache.epoch();
-    const row = await this.#row(account);
-    if (!row) return false;
-    const verified = await verifyStored(row, password);
-    if (verified) this.#cache.remember(user, host, password, epoch, account);
-    return verified;
+    try {
+      await this.#hooks.run('password_login_check', account.user, account.host);
+      return undefined;
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.#logger.info({ user: account.user, host: account.host, reason }, 'login refused');
+      return reason;
+    }
+  }
+
+  /**
+   * How the account's password is stored: in plain (the password itself, for check_password_hash — never
+   * log it), as SCRAM keys (nothing of the password can be recovered), or undefined for a missing account.
+   */
+  async storedPassword(user: string, host: string): Promise<{ format: 'plain'; password: string } | { format: 'scram' } | undefined> {
+    const row = await this.#row(this.#account(user, host));
+    if (!row) return undefined;
+    return row.password !== null ? { format: 'plain', password: row.password } : { format: 'scram' };
   }
 
   async setPassword(user: string, host: string, password: string): Promise<void> {
@@ -255,6 +274,24 @@ export class AccountService {
 
   async #exists({ user, host }: { user: string; host: string }): Promise<boolean> {
     return (await this.#db()(USERS_TABLE).first('username').where({ host, username: user })) !== undefined;
+  }
+
+  /**
+   * Whether `password` is the account's; false for a missing account. A password that could never have
+   * been stored (empty, too long) is false without any hashing.
+   */
+  async #verifyPassword(user: string, host: string, password: string): Promise<boolean> {
+    // The cache is keyed by the names as given, so a hit costs no normalization (HTTP Basic checks on
+    // every request); entries are filed under the normalized account, so invalidation still finds them.
+    if (this.#cache.isVerified(user, host, password)) return true;
+    const account = this.#account(user, host);
+    if (passwordProblem(password)) return false;
+    const epoch = this.#cache.epoch();
+    const row = await this.#row(account);
+    if (!row) return false;
+    const verified = await verifyStored(row, password);
+    if (verified) this.#cache.remember(user, host, password, epoch, account);
+    return verified;
   }
 
   async #row({ user, host }: { user: string; host: string }): Promise<UserRow | undefined> {

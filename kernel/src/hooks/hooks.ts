@@ -39,6 +39,12 @@ export interface HookMap {
    * (a banned account, a blocked address).
    */
   c2s_auth_check: [user: string, host: string, ip: string];
+  /**
+   * A password was verified for an account (HTTP Basic, XML-RPC, OAuth's password forms, SASL PLAIN,
+   * check_password): a handler throws to refuse the login although the password is right (a banned
+   * account). The account service then answers "wrong credentials". Names are normalized.
+   */
+  password_login_check: [user: string, host: string];
 }
 
 export type HookName = keyof HookMap;

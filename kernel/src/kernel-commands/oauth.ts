@@ -3,7 +3,7 @@
  * oauth_revoke_token, oauth_add_client_implicit, oauth_add_client_password, oauth_remove_client.
  */
 import { InvalidJid, parseJid } from '../accounts/jid.js';
-import { badArgument, notFound } from '../commands/errors.js';
+import { badArgument, failed, notFound } from '../commands/errors.js';
 import { defineCommand, type HandlersFor } from '../commands/types.js';
 import type { KernelServices } from '../modules/services.js';
 import { InvalidScope, splitScopes } from '../oauth/scopes.js';
@@ -108,6 +108,9 @@ export function oauthHandlers(services: KernelServices, oauth: () => OAuthServic
     if (!parsed.user) throw badArgument('jid', `'${jidText}' is a server, not an account`);
     const account = { user: parsed.user, host: parsed.host };
     if (!(await services.accounts.exists(account.user, account.host))) throw notFound(`account ${account.user}@${account.host} does not exist`);
+    // An account that may not log in (banned) gets no token either: the token would be a way back in.
+    const refusal = await services.accounts.loginRefusal(account.user, account.host);
+    if (refusal) throw failed(`no token for ${account.user}@${account.host}: ${refusal}`);
     let checked: string[];
     try {
       checked = oauth().checkScopes(scopes);

@@ -6,7 +6,10 @@
  */
 import { CommandError, type ModuleContext } from '@service/kernel';
 
-export type AdminContext = ModuleContext<Record<string, unknown>>;
+export interface AdminContext extends ModuleContext<Record<string, unknown>> {
+  /** Work to undo when mod_admin_extra stops (hooks go by themselves; claims on other modules do not). */
+  onStop(cleanup: () => void): void;
+}
 
 /** The modules mod_admin_extra works through; all optional. */
 export const ADMIN_EXTRA_USES = ['mod_roster', 'mod_presence', 'mod_vcard', 'mod_private', 'mod_last', 'mod_offline', 'mod_privacy', 'mod_shared_roster'] as const;

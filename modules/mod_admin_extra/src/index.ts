@@ -21,7 +21,9 @@ export default defineModule({
   depends: ADMIN_EXTRA_USES.map((module) => ({ module, optional: true })),
   commands,
   start(ctx) {
-    const admin = ctx as AdminContext;
+    const cleanups: Array<() => void> = [];
+    // The module context, plus onStop; Object.create keeps its live getters (hosts).
+    const admin: AdminContext = Object.assign(Object.create(ctx) as AdminContext, { onStop: (cleanup: () => void) => cleanups.push(cleanup) });
     const handlers = {
       ...accountHandlers(admin),
       ...rosterHandlers(admin),
@@ -29,6 +31,11 @@ export default defineModule({
       ...vcardHandlers(admin),
       ...sharedRosterHandlers(admin),
     } as HandlersFor<typeof commands>;
-    return { handlers };
+    return {
+      handlers,
+      stop() {
+        for (const cleanup of cleanups.reverse()) cleanup();
+      },
+    };
   },
 });

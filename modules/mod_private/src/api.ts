@@ -4,7 +4,7 @@
  */
 import { badArgument, x, type XmlElement } from '@service/kernel';
 import { accountKey } from '@service/kernel';
-import { namespaceProblem } from './namespaces.js';
+import type { NamespacePolicy } from './namespaces.js';
 import type { PrivateStore } from './store.js';
 
 export interface PrivateStorageApi {
@@ -26,22 +26,50 @@ export interface PrivateStorageApi {
    * undefined when it can: what `set` refuses, for callers that check a request before reading.
    */
   problem(element: XmlElement): string | undefined;
+  /**
+   * Claims `ns` for the server: from then on the account (its clients, private_get/private_set, and the
+   * methods above) can neither read nor write it; only the returned handle can. Release it when the
+   * claiming module stops.
+   */
+  claim(ns: string): ClaimedNamespace;
 }
 
-export function privateStorageApi(store: PrivateStore): PrivateStorageApi {
+/** A namespace of private storage kept by the server for one purpose (ban details). */
+export interface ClaimedNamespace {
+  get(user: string, host: string): Promise<XmlElement | undefined>;
+  /** Stores `element`, which must be in the claimed namespace. */
+  set(user: string, host: string, element: XmlElement): Promise<void>;
+  delete(user: string, host: string): Promise<boolean>;
+  release(): void;
+}
+
+export function privateStorageApi(store: PrivateStore, policy: NamespacePolicy): PrivateStorageApi {
+  const open = (ns: string) => policy.problem(x('x', { xmlns: ns })) === undefined;
   return {
-    get: (user, host, ns) => store.get(accountKey(user, host), ns),
+    get: async (user, host, ns) => (open(ns) ? store.get(accountKey(user, host), ns) : undefined),
     async getOrEmpty(user, host, name, ns) {
-      return (await store.get(accountKey(user, host), ns)) ?? x(name, { xmlns: ns });
+      return (open(ns) ? await store.get(accountKey(user, host), ns) : undefined) ?? x(name, { xmlns: ns });
     },
     async set(user, host, element) {
       const account = accountKey(user, host);
-      const problem = namespaceProblem(element);
+      const problem = policy.problem(element);
       if (problem) throw badArgument('element', problem);
       await store.set(account, [element]);
     },
-    delete: (user, host, ns) => store.delete(accountKey(user, host), ns),
-    namespaces: (user, host) => store.namespaces(accountKey(user, host)),
-    problem: namespaceProblem,
+    delete: async (user, host, ns) => open(ns) && store.delete(accountKey(user, host), ns),
+    namespaces: async (user, host) => (await store.namespaces(accountKey(user, host))).filter(open),
+    problem: (element) => policy.problem(element),
+    claim(ns) {
+      policy.claim(ns);
+      return {
+        get: (user, host) => store.get(accountKey(user, host), ns),
+        async set(user, host, element) {
+          if (element.ns !== ns) throw new Error(`the claimed namespace is ${ns}, not ${element.ns ?? 'none'}`);
+          await store.set(accountKey(user, host), [element]);
+        },
+        delete: (user, host) => store.delete(accountKey(user, host), ns),
+        release: () => policy.release(ns),
+      };
+    },
   };
 }

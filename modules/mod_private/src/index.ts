@@ -8,10 +8,10 @@ import { accountKey } from '@service/kernel';
 import { privateStorageApi } from './api.js';
 import { privateIqHandlers } from './iq.js';
 import { PRIVATE_MIGRATIONS } from './migrations.js';
-import { NS_PRIVATE } from './namespaces.js';
+import { NS_PRIVATE, NamespacePolicy } from './namespaces.js';
 import { PrivateStore } from './store.js';
 
-export type { PrivateStorageApi } from './api.js';
+export type { ClaimedNamespace, PrivateStorageApi } from './api.js';
 
 export default defineModule({
   name: 'mod_private',
@@ -24,10 +24,11 @@ export default defineModule({
   migrations: PRIVATE_MIGRATIONS,
   start(ctx) {
     const store = new PrivateStore(ctx.db);
+    const policy = new NamespacePolicy();
     return {
-      api: privateStorageApi(store),
+      api: privateStorageApi(store, policy),
       xmpp: {
-        iq: privateIqHandlers(store),
+        iq: privateIqHandlers(store, policy),
         disco: [{ scope: 'server', features: [NS_PRIVATE] }],
       },
       hooks: [{ hook: 'remove_user', handler: (user, host) => store.deleteAccount(accountKey(user, host)) }],

@@ -3,13 +3,13 @@
  * data is <forbidden/> (the XEP prefers it to service-unavailable).
  */
 import { StanzaError, x, type IqContext, type IqHandlerRegistration, type XmlElement } from '@service/kernel';
-import { NS_PRIVATE, namespaceProblem } from './namespaces.js';
+import { NS_PRIVATE, type NamespacePolicy } from './namespaces.js';
 import type { PrivateStore } from './store.js';
 
-export function privateIqHandlers(store: PrivateStore): IqHandlerRegistration[] {
+export function privateIqHandlers(store: PrivateStore, policy: NamespacePolicy): IqHandlerRegistration[] {
   return [
-    { type: 'get', ns: NS_PRIVATE, name: 'query', to: 'account', handler: (ctx) => get(store, ctx) },
-    { type: 'set', ns: NS_PRIVATE, name: 'query', to: 'account', handler: (ctx) => set(store, ctx) },
+    { type: 'get', ns: NS_PRIVATE, name: 'query', to: 'account', handler: (ctx) => get(store, policy, ctx) },
+    { type: 'set', ns: NS_PRIVATE, name: 'query', to: 'account', handler: (ctx) => set(store, policy, ctx) },
   ];
 }
 
@@ -18,25 +18,25 @@ function ownAccount(ctx: IqContext): { user: string; host: string } {
   return { user: ctx.to.user!, host: ctx.to.host };
 }
 
-async function get(store: PrivateStore, ctx: IqContext): Promise<XmlElement> {
+async function get(store: PrivateStore, policy: NamespacePolicy, ctx: IqContext): Promise<XmlElement> {
   const account = ownAccount(ctx);
   const asked = ctx.payload.elements();
   // XEP-0049: a get names exactly one namespace; none is "Bad Format".
   if (asked.length !== 1) throw new StanzaError('bad-request', 'ask for exactly one element, in the namespace of the data');
   const element = asked[0]!;
-  const problem = namespaceProblem(element);
+  const problem = policy.problem(element);
   if (problem) throw new StanzaError('not-acceptable', problem);
   const stored = await store.get(account, element.ns!);
   return x('query', { xmlns: NS_PRIVATE }, stored ?? x(element.local, { xmlns: element.ns }));
 }
 
-async function set(store: PrivateStore, ctx: IqContext): Promise<void> {
+async function set(store: PrivateStore, policy: NamespacePolicy, ctx: IqContext): Promise<void> {
   const account = ownAccount(ctx);
   // XEP-0049 lets a set carry several elements, each stored under its own namespace.
   const elements = ctx.payload.elements();
   if (elements.length === 0) throw new StanzaError('not-acceptable', 'the query holds no element to store');
   for (const element of elements) {
-    const problem = namespaceProblem(element);
+    const problem = policy.problem(element);
     if (problem) throw new StanzaError('not-acceptable', problem);
   }
   await store.set(account, elements);
