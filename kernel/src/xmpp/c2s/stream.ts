@@ -110,7 +110,31 @@ export class C2SStream implements StreamControl {
     if (session && session.outlet === this.#outlet) void this.env.xmpp.endSession(session);
   }
 
-  readonly #outlet = { write: (stanza: XmlElement) => this.transport.sendElement(stanza), close: (error?: StreamError) => this.close(error) };
+  readonly #outlet = {
+    write: (stanza: XmlElement) => this.transport.sendElement(stanza),
+    close: (error?: StreamError) => this.close(error),
+    sendAsClient: (stanza: XmlElement) => this.#sendAsClient(stanza),
+  };
+
+  /**
+   * A stanza the server sends on the client's behalf (set_presence, send_stanza_c2s): queued after what the
+   * client already sent, then handled as the client's own, minus stream_in (stream management counts only
+   * what the client itself sent). A failure goes to the caller; the client's stream carries on.
+   */
+  #sendAsClient(stanza: XmlElement): Promise<boolean> {
+    const done = this.#queue.then(async () => {
+      const session = this.#session;
+      if (this.#stage !== 'bound' || !session || session.outlet !== this.#outlet) return false;
+      stanza.setAttr('from', undefined);
+      await this.#stanza(stanza, session);
+      return true;
+    });
+    this.#queue = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
+  }
 
   #peerClosed(): void {
     // A proper close ends the session at once: stream management keeps only lost connections.

@@ -13,6 +13,11 @@ export interface StanzaOutlet {
   write(stanza: XmlElement): void;
   /** Ends the stream, with a stream error when given. */
   close(error?: StreamError): void;
+  /**
+   * Handles a stanza as if the client had sent it on this stream, after what it already sent (`from` is
+   * stamped with the session's JID). Resolves false when the stream no longer carries a bound session.
+   */
+  sendAsClient?(stanza: XmlElement): Promise<boolean>;
 }
 
 export type ConnectionKind = 'c2s' | 'c2s_tls' | 'websocket';
@@ -76,6 +81,15 @@ export class C2SSession {
   /** Replaces the stream (resumption) or removes it (connection lost, session kept): stanzas then wait. */
   setOutlet(outlet: StanzaOutlet | undefined): void {
     this.#outlet = outlet;
+  }
+
+  /**
+   * Sends a stanza on the client's behalf (set_presence, send_stanza_c2s): the stream handles it exactly as
+   * one its client sent (presence recorded, user_send, routing, presence hooks). Resolves false when the
+   * session has no stream now (detached by stream management, or closed).
+   */
+  sendAsClient(stanza: XmlElement): Promise<boolean> {
+    return this.#outlet?.sendAsClient?.(stanza) ?? Promise.resolve(false);
   }
 
   /** Writes to the stream now, after the user_receive chain (see Router.deliverToSession). */

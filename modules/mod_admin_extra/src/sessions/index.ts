@@ -3,9 +3,24 @@
  */
 import type { HandlersFor } from '@service/kernel';
 import type { AdminContext } from '../context.js';
+import { infoCommands, infoHandlers } from './info.js';
+import { kickCommands, kickHandlers } from './kick.js';
+import { presenceCommands, presenceHandlers } from './presence.js';
+import { privacyCommands, privacyHandlers } from './privacy.js';
+import { stanzaCommands, stanzaHandlers } from './stanza.js';
+import { statusCommands, statusHandlers } from './status.js';
 
-export const sessionCommands = [] as const;
+export const sessionCommands = [...infoCommands, ...kickCommands, ...presenceCommands, ...statusCommands, ...stanzaCommands, ...privacyCommands] as const;
 
-export function sessionHandlers(_ctx: AdminContext): HandlersFor<typeof sessionCommands> {
-  return {} as HandlersFor<typeof sessionCommands>;
+export function sessionHandlers(ctx: AdminContext): HandlersFor<typeof sessionCommands> {
+  // set_presence and status_list* have one handler per API version (`name@vN`), which HandlersFor,
+  // keyed by name, cannot express: each part is typed against its own declarations instead.
+  return {
+    ...infoHandlers(ctx),
+    ...kickHandlers(ctx),
+    ...presenceHandlers(ctx),
+    ...statusHandlers(ctx),
+    ...stanzaHandlers(ctx),
+    ...privacyHandlers(ctx),
+  } as unknown as HandlersFor<typeof sessionCommands>;
 }
