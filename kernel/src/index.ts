@@ -68,6 +68,7 @@ export { XmlElement, x, serialize, type XmlNode } from './xmpp/xml/element.js';
 export { parseElement, ParseError } from './xmpp/xml/stream-parser.js';
 export { toStoredXml, fromStoredXml } from './xmpp/xml/stored.js';
 export { KeyedLock } from './util/keyed-lock.js';
+export { brand } from './util/brand.js';
 export { Jid, InvalidJid } from './xmpp/jid.js';
 export { NS } from './xmpp/ns.js';
 export { StanzaError, StreamError, errorReply, STANZA_CONDITIONS, type StanzaCondition, type StanzaErrorType, type StreamErrorCondition } from './xmpp/errors.js';

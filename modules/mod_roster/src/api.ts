@@ -2,10 +2,14 @@
 import { Jid } from '@service/kernel';
 import { removeItem } from './removal.js';
 import type { Roster } from './roster.js';
+import { mergedRoster, visibleItem, visibleVersion } from './shared.js';
 import { NO_SUBSCRIPTION, flagsOf, pendingOf, subscriptionOf, type Flags } from './state.js';
-import type { StoredItem } from './store.js';
+import type { ScanKey, StoredItem } from './store.js';
 import { RosterError, type AccountRef, type RosterApi, type RosterItem, type Subscription } from './types.js';
 import { checkContact, checkGroups, checkNick } from './validation.js';
+
+/** Rows per database round trip of `scan`. */
+const SCAN_PAGE = 1000;
 
 export function publicItem(item: StoredItem): RosterItem {
   return {
@@ -53,14 +57,22 @@ function parseAll(jids: readonly string[]): Jid[] {
 export function rosterApi(roster: Roster): RosterApi {
   const { store } = roster;
   return {
-    async getRoster(owner, options) {
-      return (await store.items(accountOf(owner), options?.includeRequests ?? false)).map(publicItem);
+    async getRoster(ownerRef, options) {
+      const owner = accountOf(ownerRef);
+      const shared = await roster.shared.of(owner);
+      return mergedRoster(await store.items(owner, options?.includeRequests ?? false), shared).map(publicItem);
     },
-    async getItem(owner, contact) {
-      const item = await store.item(accountOf(owner), contactOf(contact).bare);
+    async getItem(ownerRef, contactRef) {
+      const owner = accountOf(ownerRef);
+      const contact = contactOf(contactRef).bare;
+      const item = visibleItem(contact, await store.item(owner, contact), await roster.shared.one(owner, contact));
       return item && publicItem(item);
     },
-    countItems: (owner) => store.count(accountOf(owner)),
+    async countItems(ownerRef) {
+      const owner = accountOf(ownerRef);
+      const shared = await roster.shared.of(owner);
+      return shared.size ? mergedRoster(await store.items(owner), shared).length : store.count(owner);
+    },
     async setItem(ownerRef, update) {
       const owner = accountOf(ownerRef);
       const contact = checkContact(owner, update.jid);
@@ -82,6 +94,11 @@ export function rosterApi(roster: Roster): RosterApi {
       await roster.notify(owner, contact, before, after, 'admin', 'admin');
       return publicItem(after!);
     },
+    checkItem(ownerRef, update) {
+      checkContact(accountOf(ownerRef), update.jid);
+      checkNick(update.nick);
+      if (update.groups) checkGroups(update.groups);
+    },
     async deleteItem(owner, contact, options) {
       const cancel = options?.cancelSubscriptions ?? false;
       return removeItem(roster, accountOf(owner), contactOf(contact), {
@@ -91,9 +108,56 @@ export function rosterApi(roster: Roster): RosterApi {
         direction: 'admin',
       });
     },
-    subscribers: async (owner) => parseAll(await store.contactsWith(accountOf(owner), ['from', 'both'])),
-    subscriptions: async (owner) => parseAll(await store.contactsWith(accountOf(owner), ['to', 'both'])),
-    version: async (owner) => (roster.versioning ? store.version(accountOf(owner)) : undefined),
+    // Shared contacts are subscribed both ways: they receive the owner's presence and the owner theirs.
+    subscribers: async (ownerRef) => {
+      const owner = accountOf(ownerRef);
+      return parseAll(withShared(await store.contactsWith(owner, ['from', 'both']), await roster.shared.of(owner)));
+    },
+    subscriptions: async (ownerRef) => {
+      const owner = accountOf(ownerRef);
+      return parseAll(withShared(await store.contactsWith(owner, ['to', 'both']), await roster.shared.of(owner)));
+    },
+    version: async (ownerRef) => {
+      if (!roster.versioning) return undefined;
+      const owner = accountOf(ownerRef);
+      return visibleVersion(await store.version(owner), await roster.shared.of(owner));
+    },
     onSubscriptionChange: (listener) => roster.onSubscriptionChange(listener),
+    async *scan(options) {
+      let after: ScanKey | undefined;
+      for (;;) {
+        const page = await store.scanPage(after, SCAN_PAGE, options?.subscriptions);
+        for (const { host, username, item } of page) {
+          yield {
+            owner: `${username}@${host}`,
+            contact: item.contact,
+            subscription: subscriptionOf(item.flags),
+            pendingOut: item.flags.pendingOut,
+            pendingIn: item.flags.pendingIn,
+            inRoster: item.inRoster,
+          };
+        }
+        if (page.length < SCAN_PAGE) return;
+        after = page[page.length - 1]!;
+      }
+    },
+    maxRosterSize: () => roster.maxRosterSize,
+    async storedItems(ownerRef, contacts) {
+      const owner = accountOf(ownerRef);
+      if (contacts === undefined) return (await store.items(owner)).map(publicItem);
+      const out: RosterItem[] = [];
+      for (const contact of contacts) {
+        const item = await store.item(owner, contactOf(contact).bare);
+        if (item?.inRoster) out.push(publicItem(item));
+      }
+      return out;
+    },
+    storedCount: (owner) => store.count(accountOf(owner)),
+    provideSharedContacts: (provider) => roster.shared.add(provider),
+    sharedContactsChanged: (owner, changes, options) => roster.sharedChanged(accountOf(owner), changes, options?.presence ?? true),
   };
+}
+
+function withShared(stored: readonly string[], shared: ReadonlyMap<string, unknown>): string[] {
+  return shared.size ? [...new Set([...stored, ...shared.keys()])] : [...stored];
 }

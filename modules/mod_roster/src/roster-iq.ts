@@ -7,6 +7,7 @@ import { markInterested } from './pushes.js';
 import { removeItem } from './removal.js';
 import { StanzaError } from '@service/kernel';
 import type { Roster } from './roster.js';
+import { mergedRoster, visibleVersion } from './shared.js';
 import { itemElement, rosterQuery } from './roster-xml.js';
 import { NO_SUBSCRIPTION } from './state.js';
 import { RosterError } from './types.js';
@@ -30,11 +31,13 @@ export function rosterGet(roster: Roster): IqHandler {
     const clientVersion = payload.attr('ver');
     const versioned = roster.versioning && clientVersion !== undefined;
     if (session) markInterested(session, versioned);
-    if (!versioned) return rosterQuery((await roster.store.items(owner)).map(itemElement), undefined);
-    const version = await roster.store.version(owner);
+    const shared = await roster.shared.of(owner);
+    const items = async () => mergedRoster(await roster.store.items(owner), shared).map(itemElement);
+    if (!versioned) return rosterQuery(await items(), undefined);
+    const version = visibleVersion(await roster.store.version(owner), shared);
     // Up to date: an empty result; changes from now on arrive as pushes.
     if (clientVersion === version) return undefined;
-    return rosterQuery((await roster.store.items(owner)).map(itemElement), version);
+    return rosterQuery(await items(), version);
   };
 }
 
@@ -45,6 +48,11 @@ export function rosterSet(roster: Roster): IqHandler {
       const owner = from.toBare();
       const request = parseRosterSet(owner, payload);
       if (request.kind === 'remove') {
+        // A contact a shared roster group puts in the roster stays as long as the group shows it.
+        const shared = await roster.shared.one(owner, request.contact.bare);
+        if (shared && !(await roster.store.item(owner, request.contact.bare))?.inRoster) {
+          throw new RosterError('not-allowed', `${request.contact.bare} is in the roster through a shared roster group (${shared.groups.join(', ')})`);
+        }
         await removeItem(roster, owner, request.contact, { cancelSubscriptions: true, requireInRoster: true, cause: 'roster_remove', direction: 'outbound' });
         return;
       }

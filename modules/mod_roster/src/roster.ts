@@ -3,14 +3,15 @@
  * lets the caller decide, writes the result with a new roster version in one transaction, and pushes what
  * the owner's clients see of it. Subscription listeners (mod_presence) are told about state changes here.
  */
-import { x, type Jid, type Logger, type XmppService } from '@service/kernel';
+import { Jid, x, type Logger, type XmppService } from '@service/kernel';
 import type { Knex } from '@service/kernel';
 import { KeyedLock } from '@service/kernel';
 import type { RosterPushes } from './pushes.js';
 import { itemElement, removedItemElement } from './roster-xml.js';
+import { SharedContacts, visibleItem, visibleVersion } from './shared.js';
 import { NO_SUBSCRIPTION, publicState, type Flags, type SubscriptionType } from './state.js';
 import type { RosterStore, StoredItem } from './store.js';
-import { RosterError, type SubscriptionCause, type SubscriptionChange, type SubscriptionListener } from './types.js';
+import { RosterError, type SharedContactChange, type SubscriptionCause, type SubscriptionChange, type SubscriptionListener } from './types.js';
 
 export interface RosterSettings {
   readonly versioning: boolean;
@@ -38,6 +39,8 @@ export type Decide<R> = (current: StoredItem | undefined, trx: Knex.Transaction)
 export class Roster {
   readonly #locks = new KeyedLock();
   readonly #listeners = new Set<SubscriptionListener>();
+  /** Contacts other modules put in rosters (mod_shared_roster); merged into what clients and the API see. */
+  readonly shared = new SharedContacts();
 
   constructor(
     readonly store: RosterStore,
@@ -49,6 +52,11 @@ export class Roster {
 
   get versioning(): boolean {
     return this.settings().versioning;
+  }
+
+  /** Items a roster may hold; Infinity for no limit. */
+  get maxRosterSize(): number {
+    return this.settings().maxRosterSize;
   }
 
   async change<R>(owner: Jid, contact: string, decide: Decide<R>): Promise<ChangeOutcome<R>> {
@@ -65,12 +73,42 @@ export class Roster {
         const version = visible && this.versioning ? await this.store.nextVersion(trx, owner) : undefined;
         return { before, after, result: decision.result, visible, version };
       });
-      // Pushed under the lock, so that clients see versions in order.
+      // Pushed under the lock, so that clients see versions in order; a shared contact stays, as its provider says.
       if (outcome.visible) {
-        await this.pushes.push(owner, outcome.after?.inRoster ? itemElement(outcome.after) : removedItemElement(contact), outcome.version);
+        const seen = visibleItem(contact, outcome.after, await this.shared.one(owner, contact));
+        const version = outcome.version === undefined ? undefined : visibleVersion(outcome.version, await this.shared.of(owner));
+        await this.pushes.push(owner, seen?.inRoster ? itemElement(seen) : removedItemElement(contact), version);
       }
       return { before: outcome.before, after: outcome.after, result: outcome.result };
     });
+  }
+
+  /**
+   * A provider's shared contacts of `owner` changed: pushes each contact whose visible item moved (under
+   * the owner's lock, so pushes stay in order with stored changes), then, with `presence`, tells the
+   * listeners, so that presence flows as after a subscription change.
+   */
+  async sharedChanged(owner: Jid, changes: readonly SharedContactChange[], presence: boolean): Promise<void> {
+    const moved = await this.#locks.run(owner.bare, async () => {
+      const shared = await this.shared.of(owner);
+      const out: Array<{ contact: string; was: StoredItem | undefined; is: StoredItem | undefined }> = [];
+      let version: string | undefined;
+      for (const { contact, before } of changes) {
+        const stored = await this.store.item(owner, contact);
+        const was = visibleItem(contact, stored, before);
+        const is = visibleItem(contact, stored, shared.get(contact));
+        if (visibleForm(was) === visibleForm(is)) continue;
+        if (this.versioning) version ??= visibleVersion(await this.store.version(owner), shared);
+        await this.pushes.push(owner, is?.inRoster ? itemElement(is) : removedItemElement(contact), version);
+        out.push({ contact, was, is });
+      }
+      return out;
+    });
+    if (!presence) return;
+    for (const { contact, was, is } of moved) {
+      const jid = Jid.tryParse(contact);
+      if (jid) await this.notify(owner, jid, was, is, 'shared', 'admin');
+    }
   }
 
   /** Refuses a new item when the roster is full (max_roster_size). */

@@ -11,6 +11,13 @@ import type { Subscription } from './types.js';
 
 export type Executor = Knex | Knex.Transaction;
 
+/** Where a scan of every roster stands: the last row read. */
+export interface ScanKey {
+  readonly host: string;
+  readonly username: string;
+  readonly jid: string;
+}
+
 /** A row of roster_items with its groups, as the module handles it. */
 export interface StoredItem {
   /** The contact's bare JID. */
@@ -106,6 +113,29 @@ export class RosterStore {
   async contactsWith(owner: Jid, subscriptions: readonly Subscription[]): Promise<string[]> {
     const rows = (await this.db(ITEMS_TABLE).select('jid').where(keyOf(owner)).whereIn('subscription', [...subscriptions])) as Array<{ jid: string }>;
     return rows.map((r) => r.jid);
+  }
+
+  /**
+   * One page of every account's rows, in (host, username, jid) order, after the row `after` (keyset
+   * pagination: each page is an index range scan, whatever the table's size).
+   */
+  async scanPage(after: ScanKey | undefined, limit: number, subscriptions?: readonly Subscription[]): Promise<Array<ScanKey & { item: StoredItem }>> {
+    const query = this.db(ITEMS_TABLE)
+      .select(['host', 'username', ...ITEM_COLUMNS])
+      .orderBy([{ column: 'host' }, { column: 'username' }, { column: 'jid' }])
+      .limit(limit);
+    if (subscriptions) query.whereIn('subscription', [...subscriptions]);
+    if (after) {
+      // (host, username, jid) > (…) spelled out: row-value comparisons are not on every database's index path.
+      query.where((q) =>
+        q
+          .where('host', '>', after.host)
+          .orWhere((q2) => q2.where('host', after.host).andWhere('username', '>', after.username))
+          .orWhere((q3) => q3.where({ host: after.host, username: after.username }).andWhere('jid', '>', after.jid)),
+      );
+    }
+    const rows = (await query) as Array<ItemRow & { host: string; username: string }>;
+    return rows.map((row) => ({ host: row.host, username: row.username, jid: row.jid, item: toItem(row, []) }));
   }
 
   /** Writes an item; its groups are rewritten only when they differ from `previous`'s. */

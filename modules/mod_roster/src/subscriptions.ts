@@ -36,6 +36,13 @@ export function outboundSubscriptions(roster: Roster, router: Router): Middlewar
     const owner = ctx.session.account;
     // Every account is implicitly subscribed to itself: nothing to ask, nothing to route.
     if (ctx.to.bare === owner.bare) return;
+    if (await roster.shared.one(owner, ctx.to.bare)) {
+      // A shared contact is subscribed both ways by its group: the stanza changes nothing here (as in
+      // ejabberd's mod_shared_roster) but still goes out, for a contact whose groups do not show the owner.
+      ctx.stanza.setAttr('from', owner.bare);
+      ctx.stanza.setAttr('to', ctx.to.bare);
+      return next();
+    }
     const applied = await applyOutbound(roster, owner, ctx.to.toBare(), type).catch(async (err: unknown) => {
       if (!(err instanceof RosterError)) throw err;
       await router.deliverToSession(ctx.session, errorReply(ctx.stanza, new StanzaError(err.condition, err.message)));
@@ -79,6 +86,12 @@ export function inboundSubscriptions(roster: Roster, accounts: KernelServices['a
       if (type === 'subscribe') await roster.sendSubscription('unsubscribed', owner, contact);
       return;
     }
+    if (await roster.shared.one(owner, contact.bare)) {
+      // The owner shares presence with a shared contact already: a request is approved at once, the rest
+      // changes nothing, and the owner's clients, which show the contact subscribed both ways, see none of it.
+      if (type === 'subscribe') await roster.sendSubscription('subscribed', owner, contact);
+      return;
+    }
     try {
       checkContact(owner, contact);
     } catch {
@@ -117,6 +130,8 @@ function withFlags(contact: string, current: StoredItem | undefined, flags: Stor
 /** c2s_initial_presence: requests still waiting for an answer go to the session that just came online. */
 export async function resendPendingRequests(roster: Roster, router: Router, session: C2SSession): Promise<void> {
   for (const item of await roster.store.pendingRequests(session.account)) {
+    // A request from a contact now shared both ways waits, unseen, until the sharing ends.
+    if (await roster.shared.one(session.account, item.contact)) continue;
     await router.deliverToSession(session, storedRequest(item, session.account));
   }
 }

@@ -2,7 +2,7 @@
  * What other modules see of rosters: the items, the subscription states, and the API that
  * `ctx.depends('mod_roster')` returns. Dependents import these as types only.
  */
-import type { Jid, StanzaCondition } from '@service/kernel';
+import { brand, type Jid, type StanzaCondition } from '@service/kernel';
 
 /** RFC 6121 §2.1.2.5: whose presence flows where. 'to': the owner receives the contact's; 'from': the contact receives the owner's. */
 export type Subscription = 'none' | 'to' | 'from' | 'both';
@@ -67,7 +67,9 @@ export type SubscriptionCause =
   /** Set or deleted through the API. */
   | 'admin'
   /** The owner's account was removed. */
-  | 'account_removed';
+  | 'account_removed'
+  /** A shared contact came or went (a provider's contacts changed: mod_shared_roster's groups). */
+  | 'shared';
 
 /** A change of a contact's state in an owner's roster. */
 export interface SubscriptionChange {
@@ -86,6 +88,16 @@ export interface SubscriptionChange {
 /** Called after the change is stored, pushed, and the stanza that caused it routed. */
 export type SubscriptionListener = (change: SubscriptionChange) => void | Promise<void>;
 
+/** One stored row as an administrator's scan of every roster sees it (process_rosteritems). */
+export interface RosterEntry extends SubscriptionState {
+  /** The roster's owner, bare (`user@host`). */
+  readonly owner: string;
+  /** The contact's bare JID. */
+  readonly contact: string;
+  /** False for a stored subscription request from a contact the owner has not added. */
+  readonly inRoster: boolean;
+}
+
 /** Refusals of the roster API, with the stanza error condition a client would get for the same request. */
 export class RosterError extends Error {
   constructor(
@@ -96,6 +108,8 @@ export class RosterError extends Error {
     this.name = 'RosterError';
   }
 }
+// Other packages import mod_roster by its package name; the module manager loads it by file URL: two copies.
+brand(RosterError, 'mod_roster.RosterError');
 
 /** What `ctx.depends('mod_roster')` returns. Owners must be local accounts. */
 export interface RosterApi {
@@ -111,6 +125,12 @@ export interface RosterApi {
    */
   setItem(owner: AccountRef, update: RosterItemUpdate): Promise<RosterItem>;
   /**
+   * Throws the `RosterError` that `setItem` would throw for this update's data (the contact, name and
+   * groups), without changing anything: for commands that check a whole batch before writing any of it.
+   * The roster's size is not checked here (see `maxRosterSize`).
+   */
+  checkItem(owner: AccountRef, update: RosterItemUpdate): void;
+  /**
    * Deletes an item and pushes the removal. With `cancelSubscriptions`, the contact is sent unsubscribe
    * and unsubscribed as for a roster remove (RFC 6121 §2.5.2). False when there was no item.
    */
@@ -121,6 +141,58 @@ export interface RosterApi {
   subscriptions(owner: AccountRef): Promise<Jid[]>;
   /** The current roster version (XEP-0237), or undefined when versioning is off. */
   version(owner: AccountRef): Promise<string | undefined>;
+  /**
+   * Every stored row of every account (stored requests included), ordered by owner then contact and read
+   * from the database in pages, so that a scan of a large server does not hold every row at once.
+   * `subscriptions` narrows the scan in the database.
+   */
+  scan(options?: { subscriptions?: readonly Subscription[] }): AsyncIterable<RosterEntry>;
+  /** How many items a roster may hold (max_roster_size); Infinity for no limit. */
+  maxRosterSize(): number;
+  /**
+   * The owner's items as stored here, without shared contacts: what max_roster_size counts and what
+   * `setItem` changes. All of them, or only those of `contacts` (bare JIDs) that are in the roster.
+   */
+  storedItems(owner: AccountRef, contacts?: readonly string[]): Promise<RosterItem[]>;
+  /** How many items are stored in the owner's roster (shared contacts and stored requests not counted). */
+  storedCount(owner: AccountRef): Promise<number>;
   /** Registers a listener of subscription changes; returns its removal. */
   onSubscriptionChange(listener: SubscriptionListener): () => void;
+  /**
+   * Lets a module put contacts in rosters without storing them here (see SharedContactsProvider); returns
+   * its removal. Every read of this API, roster gets and pushes include them from then on.
+   */
+  provideSharedContacts(provider: SharedContactsProvider): () => void;
+  /**
+   * A provider's contacts of `owner` changed: pushes what the owner's interested resources now see of each
+   * contact (when it differs from what they saw with `before`), and, unless `presence` is false, tells the
+   * subscription listeners, so that presence starts or stops flowing as after a subscription change.
+   */
+  sharedContactsChanged(owner: AccountRef, changes: readonly SharedContactChange[], options?: { presence?: boolean }): Promise<void>;
+}
+
+/** A contact a provider puts in an owner's roster: subscribed both ways, in these groups. */
+export interface SharedContact {
+  /** Roster groups, sorted; joined to those the owner gave the contact when it is also a stored item. */
+  readonly groups: readonly string[];
+  /** A name to show when the owner gave none. */
+  readonly nick?: string;
+}
+
+/**
+ * A source of shared contacts (mod_shared_roster). Called on roster gets, pushes, presence broadcasts and
+ * probes, and on subscription stanzas: both methods must be cheap, and agree with each other.
+ */
+export interface SharedContactsProvider {
+  /** Every shared contact of `owner` (bare), by the contact's bare JID. */
+  contactsOf(owner: Jid): Promise<ReadonlyMap<string, SharedContact>>;
+  /** One shared contact of `owner`, by bare JID; undefined when it is not one. */
+  contactOf(owner: Jid, contact: string): Promise<SharedContact | undefined>;
+}
+
+/** One contact whose sharing changed, with what the provider gave for it before (undefined: not shared). */
+export interface SharedContactChange {
+  /** Bare JID. */
+  readonly contact: string;
+  readonly before: SharedContact | undefined;
 }

@@ -1,16 +1,85 @@
 /**
  * mod_shared_roster: shared roster groups. Members of a group appear in the rosters of the members of the
- * groups that display it, as XMPP clients see them. Managed with mod_admin_extra's srg_* commands.
+ * groups that display it, as XMPP clients see them. Managed with mod_admin_extra's srg_* commands, through
+ * the `api` (SharedRosterApi).
  */
-import { defineModule } from '@service/kernel';
+import { KeyedLock, defineModule } from '@service/kernel';
+import type { RosterApi } from '@service/mod_roster';
+import { accountHooks } from './account-hooks.js';
+import { sharedRosterApi } from './api.js';
+import { Groups } from './groups.js';
+import { HostAccounts, OnlineAccounts } from './members.js';
+import { SHARED_ROSTER_MIGRATIONS } from './migrations.js';
+import { ONLINE_TRACKING_PRIORITY, onlineTracking } from './online-tracking.js';
+import { Propagation } from './propagation.js';
+import { SharedRosterStore } from './store.js';
+import { SharedView } from './view.js';
+
+export type { GroupArgs, GroupInfo, MemberArgs, SharedRosterApi } from './api.js';
+export { ALL_USERS, ONLINE_USERS } from './validation.js';
 
 export default defineModule({
   name: 'mod_shared_roster',
   version: '0.1.0',
   kernel: '^0.1.0',
-  summary: 'Shared roster groups',
+  summary: 'Shared roster groups: group members see each other in their rosters, subscribed both ways',
+  doc:
+    'A shared roster group has an identifier on a virtual host, a label, a description, members, and a list of ' +
+    'displayed groups. Every member of a group sees the members of the groups it displays in its roster, ' +
+    'subscribed both ways and in a roster group named after the displayed group\'s label (its identifier when the ' +
+    'label is empty): presence flows between them as between subscribed contacts, without any subscription ' +
+    'handshake. A group usually displays itself, so that its members see each other.\n\n' +
+    'Members are accounts of any served virtual host, or two special members: `@all@` (every account of the ' +
+    'group\'s host, present and future) and `@online@` (every account of the group\'s host that has an available ' +
+    'session). Every account of the host counts as a member of such a group for what the group displays. A ' +
+    'displayed group on another virtual host is written `group@vhost`.\n\n' +
+    'Clients online when groups change get roster pushes at once; roster versions (XEP-0237) change with the ' +
+    'groups, so clients that cached a roster get the new one at their next login. A shared contact cannot be ' +
+    'removed from a roster (<not-allowed/>) while its group shows it; the owner may still name it or add it to ' +
+    'groups of its own, and subscription stanzas between shared contacts change nothing. Groups are managed with ' +
+    "mod_admin_extra's srg_* commands. An account's memberships are removed with the account.",
   depends: ['mod_roster'],
-  start() {
-    return {};
+  options: {
+    db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where groups are stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
+  },
+  migrations: SHARED_ROSTER_MIGRATIONS,
+  async start(ctx) {
+    // No reload(): the only option, db_type, means other tables, so a change restarts the module.
+    const roster = ctx.depends<RosterApi>('mod_roster');
+    const xmpp = ctx.services.xmpp;
+    const store = new SharedRosterStore(ctx.db);
+    const groups = new Groups();
+    for (const group of await store.load()) groups.put(group);
+    const accounts = new HostAccounts(ctx.services.accounts);
+    const online = new OnlineAccounts(xmpp);
+    online.fillFromSessions();
+    const view = new SharedView(groups, accounts, online);
+    const propagation = new Propagation(roster, xmpp, view, ctx.logger);
+    const lock = new KeyedLock();
+    const exclusive = <T>(work: () => Promise<T>) => lock.run('groups', work);
+    const reload = () =>
+      exclusive(() =>
+        propagation.around(
+          async () => {
+            const loaded = await store.load();
+            groups.clear();
+            for (const group of loaded) groups.put(group);
+          },
+          { presence: true },
+        ),
+      );
+    const tracking = onlineTracking({ groups, online, propagation, exclusive });
+    const stopProviding = roster.provideSharedContacts(view);
+    return {
+      api: sharedRosterApi({ services: ctx.services, groups, store, propagation, exclusive }),
+      xmpp: { middleware: [{ chain: 'user_send', priority: ONLINE_TRACKING_PRIORITY, handler: tracking.middleware }] },
+      hooks: [
+        ...accountHooks({ groups, store, accounts, online, propagation, exclusive, reload }),
+        { hook: 'c2s_session_closed', handler: tracking.sessionClosed },
+      ],
+      stop() {
+        stopProviding();
+      },
+    };
   },
 });

@@ -1,0 +1,61 @@
+/**
+ * Accounts coming and going: a new account of a vhost with an `@all@` group appears in the rosters of
+ * those who see that group; a removed account leaves every group and every roster that showed it.
+ */
+import type { HookRegistration } from '@service/kernel';
+import type { Groups } from './groups.js';
+import type { HostAccounts, OnlineAccounts } from './members.js';
+import type { Propagation } from './propagation.js';
+import type { SharedRosterStore } from './store.js';
+
+export interface AccountHookDeps {
+  readonly groups: Groups;
+  readonly store: SharedRosterStore;
+  readonly accounts: HostAccounts;
+  readonly online: OnlineAccounts;
+  readonly propagation: Propagation;
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+  /** Reloads the groups from the tables (clear_cache), bringing online rosters up to date. */
+  reload(): Promise<void>;
+}
+
+export function accountHooks(deps: AccountHookDeps): HookRegistration[] {
+  const { groups, store, accounts, online, propagation, exclusive } = deps;
+  return [
+    {
+      hook: 'register_user',
+      handler: (user, host) =>
+        exclusive(async () => {
+          const bare = `${user}@${host}`;
+          if (!groups.hasAllUsersGroups(host)) return accounts.added(bare, host);
+          // The accounts table has the new account already: it did not count before this hook.
+          await propagation.aroundContact(bare, () => accounts.added(bare, host), { presence: false, assume: { bare, registered: false } });
+        }),
+    },
+    {
+      hook: 'remove_user',
+      handler: (user, host) =>
+        exclusive(async () => {
+          const bare = `${user}@${host}`;
+          // The accounts table has lost the account already: it still counted before this hook.
+          await propagation.aroundContact(
+            bare,
+            async () => {
+              await store.deleteAccount(bare);
+              groups.removeAccount(bare);
+              await accounts.removed(bare, host);
+              online.delete(bare);
+            },
+            { presence: false, assume: { bare, registered: true } },
+          );
+        }),
+    },
+    {
+      hook: 'clear_cache',
+      handler: async () => {
+        accounts.clear();
+        await deps.reload();
+      },
+    },
+  ];
+}

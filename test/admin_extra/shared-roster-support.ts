@@ -1,0 +1,120 @@
+/**
+ * What the shared roster tests share: the configuration, clients that are online the way a real client is
+ * (roster requested, then available), and reading rosters, pushes and presence as those clients see them.
+ */
+import { expect } from 'chai';
+import { parseElement, type XmlElement } from '@service/kernel';
+import { request, type RawConfig, type TestServer } from '../support/server.js';
+import { login, next, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
+
+export const ADMIN = 'admin@localhost:adminpass';
+export const NS_ROSTER = 'jabber:iq:roster';
+export const MODULES = { mod_roster: {}, mod_presence: {}, mod_shared_roster: {}, mod_admin_extra: {} };
+/** Generous: other suites run at the same time. */
+export const WAIT = 10_000;
+
+export function config(modules: Record<string, unknown> = MODULES): RawConfig {
+  const raw = xmppConfig(modules);
+  (raw.listen as any[]).push({ port: 0, ip: '127.0.0.1', module: 'service_xmlrpc' });
+  return raw;
+}
+
+export interface ItemView {
+  jid: string;
+  subscription: string;
+  name?: string;
+  ask?: string;
+  groups?: string[];
+}
+
+/** An item as a plain object, with only the attributes it has. */
+export function view(item: Element): ItemView {
+  const out: ItemView = { jid: item.attrs.jid!, subscription: item.attrs.subscription! };
+  if (item.attrs.name !== undefined) out.name = item.attrs.name;
+  if (item.attrs.ask !== undefined) out.ask = item.attrs.ask;
+  const groups = item.getChildren('group').map((g) => g.text());
+  if (groups.length) out.groups = groups;
+  return out;
+}
+
+export async function rosterGet(c: Client, ver?: string): Promise<Element> {
+  return c.iqCaller.request(xml('iq', { type: 'get' }, xml('query', { xmlns: NS_ROSTER, ver })));
+}
+
+export async function rosterItems(c: Client): Promise<ItemView[]> {
+  return (await rosterGet(c)).getChild('query', NS_ROSTER)!.getChildren('item').map(view);
+}
+
+export async function rosterSet(c: Client, item: Element): Promise<Element> {
+  return c.iqCaller.request(xml('iq', { type: 'set' }, xml('query', { xmlns: NS_ROSTER }, item)));
+}
+
+export function isPush(stanza: Element, jid?: string): boolean {
+  const item = stanza.is('iq') && stanza.attrs.type === 'set' ? stanza.getChild('query', NS_ROSTER)?.getChild('item') : undefined;
+  return item !== undefined && (jid === undefined || item.attrs.jid === jid);
+}
+
+/** The next roster push about `jid`, as the pushed item. */
+export async function nextPush(c: Client, jid: string): Promise<ItemView> {
+  return pushedItem(await next(c, (s) => isPush(s, jid), WAIT));
+}
+
+export function pushedItem(push: Element): ItemView {
+  return view(push.getChild('query', NS_ROSTER)!.getChild('item')!);
+}
+
+/** The next presence from `from` (a full JID, or a bare one for any of its resources) of `type`. */
+export function nextPresence(c: Client, from: string, type?: string): Promise<Element> {
+  return next(c, (s) => s.is('presence') && s.attrs.type === type && (s.attrs.from === from || s.attrs.from?.startsWith(`${from}/`) === true), WAIT);
+}
+
+export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Logged in, roster requested with versioning (so it gets pushes) and, unless told otherwise, available. */
+export async function online(t: TestServer, user: string, options: { host?: string; resource?: string; available?: boolean } = {}): Promise<Client> {
+  const c = await login(t, { user, host: options.host, password: `${user}-pw`, resource: options.resource ?? 'desk' });
+  await rosterGet(c, '');
+  if (options.available ?? true) await c.send(xml('presence'));
+  return c;
+}
+
+export async function expectIqError(request: Promise<unknown>, condition: string): Promise<void> {
+  try {
+    await request;
+  } catch (err) {
+    expect((err as { condition?: string }).condition).to.equal(condition);
+    return;
+  }
+  expect.fail(`expected <${condition}/>`);
+}
+
+type XmlRpcValue = string | number | boolean | XmlRpcValue[] | { [k: string]: XmlRpcValue };
+
+function encodeXmlRpc(value: XmlRpcValue): string {
+  if (typeof value === 'string') return `<value><string>${value.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</string></value>`;
+  if (typeof value === 'number') return `<value><int>${value}</int></value>`;
+  if (typeof value === 'boolean') return `<value><boolean>${value ? 1 : 0}</boolean></value>`;
+  if (Array.isArray(value)) return `<value><array><data>${value.map(encodeXmlRpc).join('')}</data></array></value>`;
+  return `<value><struct>${Object.entries(value).map(([k, v]) => `<member><name>${k}</name>${encodeXmlRpc(v)}</member>`).join('')}</struct></value>`;
+}
+
+function decodeXmlRpc(value: XmlElement): XmlRpcValue {
+  const typed = value.elements()[0];
+  if (!typed) return value.text();
+  if (typed.name === 'string') return typed.text();
+  if (typed.name === 'int' || typed.name === 'i4') return Number(typed.text());
+  if (typed.name === 'boolean') return typed.text() === '1';
+  if (typed.name === 'array') return typed.getChild('data')!.getChildren('value').map(decodeXmlRpc);
+  return Object.fromEntries(typed.getChildren('member').map((m) => [m.getChildText('name')!, decodeXmlRpc(m.getChild('value')!)]));
+}
+
+/** An XML-RPC call in the administrator form (admin credentials, then the arguments). */
+export async function xmlrpcAsAdmin(t: TestServer, method: string, args: Record<string, XmlRpcValue>): Promise<{ result?: any; fault?: any }> {
+  const admin = { user: 'admin', server: 'localhost', password: 'adminpass', admin: true };
+  const body = `<?xml version="1.0"?><methodCall><methodName>${method}</methodName><params>${[admin, args].map((p) => `<param>${encodeXmlRpc(p)}</param>`).join('')}</params></methodCall>`;
+  const res = await request(`http://127.0.0.1:${t.server.portOf('service_xmlrpc')}/`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body });
+  const response = parseElement(res.text);
+  const fault = response.getChild('fault');
+  if (fault) return { fault: decodeXmlRpc(fault.getChild('value')!) };
+  return { result: decodeXmlRpc(response.getChild('params')!.getChild('param')!.getChild('value')!) };
+}
