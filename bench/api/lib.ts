@@ -400,7 +400,7 @@ export function wrkScript(body: string, authorization: string): string {
 wrk.method = "POST"
 wrk.body = ${JSON.stringify(body)}
 wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = ${JSON.stringify(authorization)}
+${authorization ? `wrk.headers["Authorization"] = ${JSON.stringify(authorization)}` : '-- no Authorization header: an anonymous call'}
 
 -- wrk's own CPU time (utime + stime, clock ticks) from /proc/self/stat; its threads have ended by now.
 local function cputicks()

@@ -59,6 +59,7 @@ const { values: opts } = parseArgs({
     top: { type: 'string', default: '15' },
     repeat: { type: 'string', default: '3' },
     keep: { type: 'boolean', default: false },
+    auth: { type: 'string', default: 'basic' },
   },
 });
 
@@ -70,7 +71,14 @@ const TOP = Number(opts.top);
 const REPEAT = Math.max(1, Number(opts.repeat));
 const LEVEL = opts.loglevel as LogLevel;
 const ADMIN_PASSWORD = 'bench-admin-pass';
-const AUTH = basicAuth(ADMIN_JID, ADMIN_PASSWORD);
+/** basic: admin's password; bearer: a service:admin token issued after each start; none: anonymous. */
+const AUTH_KIND = opts.auth as 'basic' | 'bearer' | 'none';
+if (!['basic', 'bearer', 'none'].includes(AUTH_KIND)) {
+  console.error('bad arguments: --auth takes basic, bearer or none');
+  process.exit(64);
+}
+const BASIC = basicAuth(ADMIN_JID, ADMIN_PASSWORD);
+let AUTH = AUTH_KIND === 'basic' ? BASIC : '';
 const BODY = opts.command === 'registered_users' ? JSON.stringify({ host: HOST }) : '{}';
 
 const log = (message: string) => process.stderr.write(`[profile] ${message}\n`);
@@ -127,7 +135,8 @@ async function main(): Promise<void> {
       const r = await runWrk(wrk, { url, script, threads, connections: CONNECTIONS, durationS });
       return { requests: r.requests, reqPerSec: round1(r.requests / (r.duration_us / 1e6)), p50Ms: r.latency_us.p50 / 1000, p99Ms: r.latency_us.p99 / 1000, non2xx: r.errors.status };
     }
-    const r = await autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json', authorization: AUTH }, body: BODY, connections: CONNECTIONS, duration: durationS, timeout: 60 });
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(AUTH ? { authorization: AUTH } : {}) };
+    const r = await autocannon({ url, method: 'POST', headers, body: BODY, connections: CONNECTIONS, duration: durationS, timeout: 60 });
     return { requests: r.requests.total, reqPerSec: round1(r.requests.mean), p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx };
   };
   await mkdir(RESULTS_DIR, { recursive: true });
@@ -146,7 +155,13 @@ async function main(): Promise<void> {
         const seeded = await seedAccounts(join(dataDir, 'service.db'), { count: USERS, adminPassword: ADMIN_PASSWORD, userPassword: 'bench-user-pass' });
         log(`seeded ${seeded.inserted} accounts in ${Math.round(seeded.ms)} ms`);
       }
-      const check = await callApi(port, opts.command!, JSON.parse(BODY) as Record<string, unknown>, AUTH);
+      if (AUTH_KIND === 'bearer') {
+        const issued = await callApi(port, 'oauth_issue_token', { jid: ADMIN_JID, ttl: 3600, scopes: ['service:admin'] }, BASIC);
+        if (issued.status !== 200) throw new Error(`oauth_issue_token answered ${issued.status}: ${JSON.stringify(issued.body)}`);
+        AUTH = `Bearer ${issued.body.token}`;
+        await writeFile(script, wrkScript(BODY, AUTH));
+      }
+      const check = await callApi(port, opts.command!, JSON.parse(BODY) as Record<string, unknown>, AUTH || undefined);
       if (check.status !== 200) throw new Error(`${opts.command} answered ${check.status}: ${JSON.stringify(check.body).slice(0, 300)}`);
       await waitQuiet(25, 120, (pct) => log(`  the machine is busy (${pct}% of a core): waiting for it to calm down`));
       if (WARMUP > 0) await load(WARMUP);

@@ -242,6 +242,43 @@ api_permissions:
     });
   });
 
+  describe('decisions kept between calls', () => {
+    it('answers a repeated call the same, and tells callers that differ in any part apart', () => {
+      const ac = control(`
+acl:
+  admin: { user: admin@localhost }
+  loopback: { ip: 127.0.0.0/8 }
+api_permissions:
+  public: { who: { acl: loopback }, what: status }
+  admin: { who: [{ acl: admin }, { oauth: { scope: "service:admin", acl: admin } }], what: "*" }
+`);
+      const decl = cmd('registered_users', 'accounts');
+      for (let i = 0; i < 3; i++) {
+        expect(ac.check(decl, as('admin@localhost')).allowed).to.equal(true);
+        expect(ac.check(decl, as('bob@localhost')).allowed).to.equal(false);
+        expect(ac.check(decl, as('admin@localhost', { oauth: { scopes: ['service:admin'], tokenId: 'a' } })).allowed).to.equal(true);
+        expect(ac.check(decl, as('admin@localhost', { oauth: { scopes: ['service:user'], tokenId: 'b' } })).allowed).to.equal(false);
+        expect(ac.check(cmd('status'), http()).allowed).to.equal(true);
+        expect(ac.check(cmd('status'), http({ ip: '10.0.0.1' })).allowed).to.equal(false);
+        expect(ac.check(cmd('status'), http({ frontend: 'service_xmlrpc' })).allowed).to.equal(true);
+      }
+    });
+
+    it('asks again each time when a shared_group rule decides: membership changes', () => {
+      const ac = control(`
+acl:
+  team: { shared_group: staff@localhost }
+api_permissions:
+  team: { who: { acl: team }, what: "*" }
+`);
+      let member = true;
+      ac.setSharedGroupLookup(() => member);
+      expect(ac.check(cmd('status'), as('ann@localhost')).allowed).to.equal(true);
+      member = false;
+      expect(ac.check(cmd('status'), as('ann@localhost')).allowed).to.equal(false);
+    });
+  });
+
   describe('errors', () => {
     it('collects every problem with its path', () => {
       try {

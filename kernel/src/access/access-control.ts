@@ -32,6 +32,14 @@ export class AccessControl {
   readonly #groups: readonly ApiPermissionGroup[];
   readonly #env: AclEnvironment;
   #sharedGroups: SharedGroupLookup = () => false;
+  /**
+   * Decisions already taken, per command declaration and caller: the configuration is fixed for the life of
+   * this object, so the same caller asking for the same command gets the same answer — except through
+   * shared_group rules, whose membership changes; a decision that consulted one is not kept.
+   */
+  readonly #decisions = new Map<object, Map<string, Decision>>();
+  #decisionCount = 0;
+  #consultedDynamic = false;
 
   constructor(settings: AccessSettings) {
     this.#hosts = new Set(settings.hosts.map((h) => h.toLowerCase()));
@@ -40,7 +48,10 @@ export class AccessControl {
     this.#groups = withConsoleGroup(settings.apiPermissions ?? defaultApiPermissions());
     this.#env = {
       isLocalHost: (host) => this.#hosts.has(host),
-      isInSharedGroup: (user, server, group, groupHost) => this.#sharedGroups(user, server, group, groupHost),
+      isInSharedGroup: (user, server, group, groupHost) => {
+        this.#consultedDynamic = true;
+        return this.#sharedGroups(user, server, group, groupHost);
+      },
       matchNamed: (name, subject) => this.matchAcl(name, subject),
     };
     this.#checkReferences(settings.apiPermissions !== undefined);
@@ -75,6 +86,27 @@ export class AccessControl {
 
   /** Decides whether `caller` may run a command with this name and tags. */
   check(command: { readonly name: string; readonly tags: readonly string[] }, caller: Caller): Decision {
+    let forCommand = this.#decisions.get(command);
+    const key = callerKey(caller);
+    const known = forCommand?.get(key);
+    if (known) return known;
+    this.#consultedDynamic = false;
+    const decision = this.#decide(command, caller);
+    if (!this.#consultedDynamic) {
+      if (this.#decisionCount >= MAX_DECISIONS) {
+        // Many callers (anonymous calls from many addresses): start over rather than track recency.
+        this.#decisions.clear();
+        this.#decisionCount = 0;
+        forCommand = undefined;
+      }
+      if (!forCommand) this.#decisions.set(command, (forCommand = new Map()));
+      forCommand.set(key, decision);
+      this.#decisionCount++;
+    }
+    return decision;
+  }
+
+  #decide(command: { readonly name: string; readonly tags: readonly string[] }, caller: Caller): Decision {
     const subject = subjectOf(caller);
     for (const group of this.#groups) {
       if (this.#groupMatches(group, command, caller, subject)) return { allowed: true, group: group.name };
@@ -138,6 +170,16 @@ export class AccessControl {
     }
     if (issues.length) throw new OptionIssues(issues);
   }
+}
+
+/** Decisions kept at most, over all commands and callers. */
+const MAX_DECISIONS = 10_000;
+
+/** Everything about a caller that api_permissions can look at. */
+function callerKey(caller: Caller): string {
+  const account = caller.account ? `${caller.account.user}@${caller.account.host}` : '';
+  const scopes = caller.oauth ? caller.oauth.scopes.join(' ') : '\u0000';
+  return `${caller.frontend}\n${caller.tag ?? ''}\n${account}\n${caller.ip ?? ''}\n${scopes}`;
 }
 
 export function subjectOf(caller: Caller): AclSubject {

@@ -2,14 +2,15 @@
  * Hashing of client secrets (which people may choose, so a slow hash: scrypt) and of tokens (random,
  * 256 bits: SHA-256 is enough), and constant-time comparison.
  */
-import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, length: number, options: { N: number; r: number; p: number }) => Promise<Buffer>;
 const PARAMS = { N: 16384, r: 8, p: 1 };
 
 export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  // The one-shot hash: about a third of createHash's cost, and it runs on every Bearer call.
+  return hash('sha256', token, 'hex');
 }
 
 export function newToken(): string {
