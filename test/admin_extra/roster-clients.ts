@@ -4,9 +4,8 @@
  * presence as those clients receive them.
  */
 import { xml, login, next, xmppConfig, type Client, type Element } from '../support/xmpp.js';
-import { request, type RawConfig, type TestServer } from '../support/server.js';
-import { parseElement } from '../../kernel/src/xmpp/xml/stream-parser.js';
-import type { XmlElement } from '../../kernel/src/xmpp/xml/element.js';
+import type { RawConfig, TestServer } from '../support/server.js';
+import { xmlrpcAsAdmin, type XmlRpcValue } from '../support/xmlrpc.js';
 
 export const NS_ROSTER = 'jabber:iq:roster';
 export const ADMIN = 'admin@localhost:adminpass';
@@ -78,43 +77,10 @@ export async function sync(c: Client): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------
 // XML-RPC, as ejabberd's clients call it
 
-export type Value = string | number | boolean | Value[] | { [k: string]: Value };
-
-function encode(value: Value): string {
-  if (typeof value === 'string') return `<value><string>${value.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</string></value>`;
-  if (typeof value === 'number') return `<value><int>${value}</int></value>`;
-  if (typeof value === 'boolean') return `<value><boolean>${value ? 1 : 0}</boolean></value>`;
-  if (Array.isArray(value)) return `<value><array><data>${value.map(encode).join('')}</data></array></value>`;
-  return `<value><struct>${Object.entries(value).map(([k, v]) => `<member><name>${k}</name>${encode(v)}</member>`).join('')}</struct></value>`;
-}
-
-function decode(value: XmlElement): Value {
-  const typed = value.elements()[0];
-  if (!typed) return value.text();
-  switch (typed.name) {
-    case 'string':
-      return typed.text();
-    case 'int':
-    case 'i4':
-      return Number(typed.text());
-    case 'boolean':
-      return typed.text() === '1';
-    case 'array':
-      return typed.getChild('data')!.getChildren('value').map(decode);
-    case 'struct':
-      return Object.fromEntries(typed.getChildren('member').map((m) => [m.getChildText('name')!, decode(m.getChild('value')!)]));
-    default:
-      throw new Error(`unexpected ${typed.name}`);
-  }
-}
+export type Value = XmlRpcValue;
 
 /** An administrator's XML-RPC call (admin's password, admin: true), answering the result or the fault. */
 export async function xmlrpcAdmin(t: TestServer, method: string, args: Record<string, Value>): Promise<{ result?: Value; fault?: { faultCode: number; faultString: string } }> {
-  const auth = { user: 'admin', server: 'localhost', password: 'adminpass', admin: true };
-  const body = `<?xml version="1.0"?><methodCall><methodName>${method}</methodName><params><param>${encode(auth)}</param><param>${encode(args)}</param></params></methodCall>`;
-  const res = await request(`http://127.0.0.1:${t.server.portOf('service_xmlrpc')}/`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body });
-  const response = parseElement(res.text);
-  const fault = response.getChild('fault');
-  if (fault) return { fault: decode(fault.getChild('value')!) as { faultCode: number; faultString: string } };
-  return { result: decode(response.getChild('params')!.getChild('param')!.getChild('value')!) };
+  const { result, fault } = await xmlrpcAsAdmin(t, method, args);
+  return fault ? { fault } : { result };
 }

@@ -5,11 +5,11 @@
  * changed; servicectl and XML-RPC; storage on each database.
  */
 import { expect } from 'chai';
-import { parseElement, type XmlElement } from '@service/kernel';
 import { servicectl } from '../support/cli.js';
 import { testDatabases } from '../support/databases.js';
-import { request, sqlConfig, TestServer, type RawConfig } from '../support/server.js';
+import { sqlConfig, TestServer, type RawConfig } from '../support/server.js';
 import { login, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
+import { xmlrpcAsAdmin } from '../support/xmlrpc.js';
 
 const ADMIN = 'admin@localhost:adminpass';
 const NS_VCARD = 'vcard-temp';
@@ -40,36 +40,6 @@ function typedEntries(vcard: Element, name: 'TEL' | 'EMAIL', flag: string): stri
     .map((entry) => entry.getChildText(value)!);
 }
 
-type XmlRpcValue = string | number | boolean | XmlRpcValue[] | { [k: string]: XmlRpcValue };
-
-function encodeXmlRpc(value: XmlRpcValue): string {
-  if (typeof value === 'string') return `<value><string>${value.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</string></value>`;
-  if (typeof value === 'number') return `<value><int>${value}</int></value>`;
-  if (typeof value === 'boolean') return `<value><boolean>${value ? 1 : 0}</boolean></value>`;
-  if (Array.isArray(value)) return `<value><array><data>${value.map(encodeXmlRpc).join('')}</data></array></value>`;
-  return `<value><struct>${Object.entries(value).map(([k, v]) => `<member><name>${k}</name>${encodeXmlRpc(v)}</member>`).join('')}</struct></value>`;
-}
-
-function decodeXmlRpc(value: XmlElement): XmlRpcValue {
-  const typed = value.elements()[0];
-  if (!typed) return value.text();
-  if (typed.name === 'string') return typed.text();
-  if (typed.name === 'int' || typed.name === 'i4') return Number(typed.text());
-  if (typed.name === 'boolean') return typed.text() === '1';
-  if (typed.name === 'array') return typed.getChild('data')!.getChildren('value').map(decodeXmlRpc);
-  return Object.fromEntries(typed.getChildren('member').map((m) => [m.getChildText('name')!, decodeXmlRpc(m.getChild('value')!)]));
-}
-
-/** An XML-RPC call in the administrator form (admin credentials, then the arguments). */
-async function xmlrpcAsAdmin(t: TestServer, method: string, args: Record<string, XmlRpcValue>): Promise<{ result?: any; fault?: any }> {
-  const admin = { user: 'admin', server: 'localhost', password: 'adminpass', admin: true };
-  const body = `<?xml version="1.0"?><methodCall><methodName>${method}</methodName><params>${[admin, args].map((p) => `<param>${encodeXmlRpc(p)}</param>`).join('')}</params></methodCall>`;
-  const res = await request(`http://127.0.0.1:${t.server.portOf('service_xmlrpc')}/`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body });
-  const response = parseElement(res.text);
-  const fault = response.getChild('fault');
-  if (fault) return { fault: decodeXmlRpc(fault.getChild('value')!) };
-  return { result: decodeXmlRpc(response.getChild('params')!.getChild('param')!.getChild('value')!) };
-}
 
 describe('mod_admin_extra vCard commands', () => {
   let t: TestServer;

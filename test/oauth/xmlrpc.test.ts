@@ -4,55 +4,15 @@
  */
 import { expect } from 'chai';
 import { parseElement } from '../../kernel/src/xmpp/xml/stream-parser.js';
-import type { XmlElement } from '../../kernel/src/xmpp/xml/element.js';
 import { request, TestServer } from '../support/server.js';
 import { oauthConfig } from '../support/oauth-config.js';
-
-type Value = string | number | boolean | Value[] | { [k: string]: Value };
-
-function encode(value: Value): string {
-  if (typeof value === 'string') return `<value><string>${value.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</string></value>`;
-  if (typeof value === 'number') return `<value><int>${value}</int></value>`;
-  if (typeof value === 'boolean') return `<value><boolean>${value ? 1 : 0}</boolean></value>`;
-  if (Array.isArray(value)) return `<value><array><data>${value.map(encode).join('')}</data></array></value>`;
-  return `<value><struct>${Object.entries(value).map(([k, v]) => `<member><name>${k}</name>${encode(v)}</member>`).join('')}</struct></value>`;
-}
-
-function decode(value: XmlElement): Value {
-  const typed = value.elements()[0];
-  if (!typed) return value.text();
-  switch (typed.name) {
-    case 'string':
-      return typed.text();
-    case 'int':
-    case 'i4':
-      return Number(typed.text());
-    case 'boolean':
-      return typed.text() === '1';
-    case 'array':
-      return typed.getChild('data')!.getChildren('value').map(decode);
-    case 'struct':
-      return Object.fromEntries(typed.getChildren('member').map((m) => [m.getChildText('name')!, decode(m.getChild('value')!)]));
-    default:
-      throw new Error(`unexpected ${typed.name}`);
-  }
-}
+import { decodeXmlRpc, xmlrpcCall, type XmlRpcValue } from '../support/xmlrpc.js';
 
 describe('XML-RPC', () => {
   let t: TestServer;
   let url: string;
 
-  async function call(method: string, ...params: Value[]): Promise<{ status: number; result?: Value; fault?: { faultCode: number; faultString: string }; contentType: string | null }> {
-    const body = `<?xml version="1.0"?><methodCall><methodName>${method}</methodName><params>${params.map((p) => `<param>${encode(p)}</param>`).join('')}</params></methodCall>`;
-    const res = await request(url, { method: 'POST', headers: { 'content-type': 'text/xml' }, body });
-    const response = parseElement(res.text);
-    const fault = response.getChild('fault');
-    return {
-      status: res.status,
-      contentType: res.headers.get('content-type'),
-      ...(fault ? { fault: decode(fault.getChild('value')!) as any } : { result: decode(response.getChild('params')!.getChild('param')!.getChild('value')!) }),
-    };
-  }
+  const call = (method: string, ...params: XmlRpcValue[]) => xmlrpcCall(url, method, ...params);
 
   before(async () => {
     const config = oauthConfig();
@@ -118,7 +78,7 @@ describe('XML-RPC', () => {
       ['<methodCall><methodName>status</methodName><params><param><value><string>a</string></value></param></params></methodCall>', /expected one struct/],
     ] as const) {
       const res = await request(url, { method: 'POST', body });
-      const fault = decode(parseElement(res.text).getChild('fault')!.getChild('value')!) as any;
+      const fault = decodeXmlRpc(parseElement(res.text).getChild('fault')!.getChild('value')!) as any;
       expect(fault.faultCode).to.be.oneOf([40]);
       expect(fault.faultString).to.match(pattern);
     }

@@ -13,7 +13,7 @@ import { CommandError } from '../../kernel/src/commands/errors.js';
 import { HookBus } from '../../kernel/src/hooks/hooks.js';
 import { createLogger } from '../../kernel/src/log/logger.js';
 import { EMBEDDED_DB_FILE, Storage, type SqlSettings, type StorageSettings } from '../../kernel/src/storage/database.js';
-import { MIGRATIONS_TABLE, renderMigrations, runMigrations, type Migration } from '../../kernel/src/storage/migrations.js';
+import { MIGRATIONS_TABLE, renderMigrations, type Migration } from '../../kernel/src/storage/migrations.js';
 import { testDatabases } from '../support/databases.js';
 
 const logger = createLogger({ level: 'none' });

@@ -9,7 +9,7 @@ import type { LastActivityApi } from '@service/mod_last';
 import type { ClaimedNamespace, PrivateStorageApi } from '@service/mod_private';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
-import { bareJid, existingAccount } from './account.js';
+import { bareJid, existingAccount } from '../lookup.js';
 import { enforceBans, kickError } from './ban-enforcement.js';
 import { BAN_FIELDS, BanRecords, NS_BANNED, type BanDetails } from './ban-records.js';
 

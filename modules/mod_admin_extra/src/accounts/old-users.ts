@@ -15,7 +15,7 @@ import { badArgument, defineCommand, failed, hostKey, type CallContext, type Com
 import type { LastActivityApi } from '@service/mod_last';
 import { host } from '../args.js';
 import { need, type AdminContext } from '../context.js';
-import { servedHost } from './account.js';
+import { servedHost } from '../lookup.js';
 
 const DAY_MS = 86_400_000;
 /** Removals in flight at once: each is a few statements; more only queue on the database pool. */

@@ -8,7 +8,7 @@ import { createHash, getHashes, timingSafeEqual } from 'node:crypto';
 import { CommandError, accountKey, badArgument, defineCommand, failed, notFound, type HandlersFor } from '@service/kernel';
 import { host, user } from '../args.js';
 import type { AdminContext } from '../context.js';
-import { bareJid, servedHost } from './account.js';
+import { bareJid, servedHost } from '../lookup.js';
 
 /** Erlang's names for hashes (ejabberd passes them to its crypto library) that Node spells differently. */
 const ERLANG_NAMES: Readonly<Record<string, string>> = {

@@ -5,7 +5,7 @@
 import { badArgument, defineCommand, type HandlersFor } from '@service/kernel';
 import { host } from '../args.js';
 import type { AdminContext } from '../context.js';
-import { servedHost } from './account.js';
+import { servedHost } from '../lookup.js';
 
 const SERVER_STATS = ['registeredusers', 'onlineusers', 'onlineusersnode', 'uptimeseconds', 'processes'] as const;
 const HOST_STATS = ['registeredusers', 'onlineusers'] as const;

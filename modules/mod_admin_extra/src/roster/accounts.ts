@@ -4,43 +4,16 @@
  * contact may be any valid JID, a remote one or a local name not registered (yet) included, as in any
  * client's roster.
  */
-import { InvalidJid, Jid, badArgument, nameprep, nodeprep, notFound } from '@service/kernel';
+import { InvalidJid, Jid, badArgument, nameprep, nodeprep } from '@service/kernel';
 import type { AdminContext } from '../context.js';
+import { existingAccount, USER_HOST, type AccountArgs } from '../lookup.js';
 
-/** The argument names a command uses for an account: `user`/`host`, or add_rosteritem's `localuser`/`localhost`. */
-export interface AccountArgs {
-  readonly user: string;
-  readonly host: string;
-}
-
-export const USER_HOST: AccountArgs = { user: 'user', host: 'host' };
-
-/** A host this server serves, normalized; bad_argument naming `argument` otherwise. */
-export function servedHost(ctx: AdminContext, text: string, argument = 'host'): string {
-  let host: string;
-  try {
-    host = nameprep(text);
-  } catch (err) {
-    if (err instanceof InvalidJid) throw badArgument(argument, `${argument}: ${err.message}`);
-    throw err;
-  }
-  const hosts = ctx.services.config().hosts;
-  if (!hosts.includes(host)) throw badArgument(argument, `unknown virtual host '${text}': this server serves ${hosts.join(', ')}`);
-  return host;
-}
+export { servedHost, USER_HOST, type AccountArgs } from '../lookup.js';
 
 /** The bare JID of an existing local account, or bad_argument / not_found naming what is wrong. */
 export async function localAccount(ctx: AdminContext, user: string, host: string, names: AccountArgs = USER_HOST): Promise<Jid> {
-  const vhost = servedHost(ctx, host, names.host);
-  let name: string;
-  try {
-    name = nodeprep(user);
-  } catch (err) {
-    if (err instanceof InvalidJid) throw badArgument(names.user, `${names.user}: ${err.message}`);
-    throw err;
-  }
-  if (!(await ctx.services.accounts.exists(name, vhost))) throw notFound(`account ${name}@${vhost} does not exist`);
-  return new Jid(name, vhost, undefined);
+  const account = await existingAccount(ctx, user, host, names);
+  return new Jid(account.user, account.host, undefined);
 }
 
 /**

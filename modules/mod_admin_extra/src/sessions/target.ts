@@ -4,22 +4,15 @@
  * be a host, user or resource (or a host this server does not serve), not_found for an account that does
  * not exist or a session that is not connected.
  */
-import { InvalidJid, accountKey, badArgument, hostKey, notFound, resourceprep, type C2SSession } from '@service/kernel';
+import { InvalidJid, badArgument, notFound, resourceprep, type C2SSession } from '@service/kernel';
 import type { AdminContext } from '../context.js';
+import { servedHost, userName } from '../lookup.js';
 
-/** The normalized host, which this server must serve. */
-export function servedHost(ctx: AdminContext, host: string): string {
-  const name = hostKey(host);
-  const hosts = ctx.services.config().hosts;
-  if (!hosts.includes(name)) throw badArgument('host', `unknown virtual host '${host}': this server serves ${hosts.join(', ')}`);
-  return name;
-}
+export { servedHost };
 
 /** The bare JID of `user@host` (normalized, on a served host); the account may not exist. */
 export function bareJid(ctx: AdminContext, user: string, host: string): string {
-  const account = accountKey(user, host);
-  servedHost(ctx, account.host);
-  return `${account.user}@${account.host}`;
+  return `${userName(user)}@${servedHost(ctx, host)}`;
 }
 
 /** Fails with not_found unless the account is registered. */

@@ -6,7 +6,7 @@ import { Jid, badArgument, defineCommand, type HandlersFor } from '@service/kern
 import type { LastActivityApi } from '@service/mod_last';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
-import { existingAccount } from './account.js';
+import { existingAccount } from '../lookup.js';
 import { checkXmlText } from './xml-text.js';
 
 /** The status of an account with a session now (ejabberd's word). */

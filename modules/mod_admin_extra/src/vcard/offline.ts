@@ -5,7 +5,7 @@ import { defineCommand, type HandlersFor } from '@service/kernel';
 import type { OfflineApi } from '@service/mod_offline';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
-import { existingAccount } from './account.js';
+import { existingAccount } from '../lookup.js';
 
 export const offlineCommands = [
   defineCommand({

@@ -6,7 +6,7 @@ import { ParseError, badArgument, defineCommand, parseElement, toStoredXml, x, t
 import type { PrivateStorageApi } from '@service/mod_private';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
-import { existingAccount } from './account.js';
+import { existingAccount } from '../lookup.js';
 
 /** An XML name without a prefix: a prefix would need a declaration the answer cannot carry. */
 const ELEMENT_NAME = /^[\p{L}_][\p{L}\p{N}._-]*$/u;

@@ -7,7 +7,7 @@ import { CommandError, KeyedLock, badArgument, defineCommand, type AccountKey, t
 import type { VcardApi } from '@service/mod_vcard';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
-import { existingAccount } from './account.js';
+import { existingAccount } from '../lookup.js';
 import { PARTS, SINGLE_FIELDS, partField, singleField } from './vcard-names.js';
 import { checkXmlText } from './xml-text.js';
 
