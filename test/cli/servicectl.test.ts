@@ -135,7 +135,8 @@ describe('servicectl', () => {
     it('lists the commands grouped by tag', async () => {
       const res = await ctl('help');
       expect(res.code).to.equal(0);
-      expect(res.stdout).to.match(/^accounts\n  register +Register an account$/m);
+      // The accounts tag, with its commands indented below it, register among them.
+      expect(res.stdout).to.match(/^accounts\n(  \S+ +.+\n)*  register +Register an account$/m);
       expect(res.stdout).to.include('fixture_forms');
     });
 
