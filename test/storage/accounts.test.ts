@@ -399,6 +399,25 @@ for (const database of testDatabases()) {
         });
       }
 
+      it('takes as long to refuse a missing account as a wrong password: timing does not tell who exists', async () => {
+        // Enough iterations that key derivation, not the database, decides the time.
+        settings.scramIterations = 100_000;
+        await accounts.register('alice', 'localhost', 'correct horse');
+        const elapsed = async (user: string) => {
+          const start = process.hrtime.bigint();
+          expect(await accounts.checkPassword(user, 'localhost', 'wrong horse')).to.equal(false);
+          return Number(process.hrtime.bigint() - start) / 1e6;
+        };
+        const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+        const wrong: number[] = [];
+        const missing: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          wrong.push(await elapsed('alice'));
+          missing.push(await elapsed(`nobody${i}`));
+        }
+        expect(median(missing)).to.be.at.least(median(wrong) * 0.5);
+      });
+
       it('refuses an existing account with conflict, also when two registrations race', async () => {
         await accounts.register('alice', 'localhost', 'one');
         const err = await rejection(accounts.register('ALICE', 'localhost', 'two'));

@@ -288,7 +288,13 @@ export class AccountService {
     if (passwordProblem(password)) return false;
     const epoch = this.#cache.epoch();
     const row = await this.#row(account);
-    if (!row) return false;
+    if (!row) {
+      // As long as a wrong password takes with the configured format: the answer's timing must not tell
+      // which accounts exist.
+      if (this.#settings().passwordFormat === 'plain') equalPasswords(password, '');
+      else await deriveScramKeys(password, UNKNOWN_ACCOUNT_SALT, this.#iterations(), 'sha256');
+      return false;
+    }
     const verified = await verifyStored(row, password);
     if (verified) this.#cache.remember(user, host, password, epoch, account);
     return verified;
@@ -333,6 +339,9 @@ function storedScram(row: UserRow): ScramCredentials | undefined {
   }
   return { salt: Buffer.from(row.scram_salt, 'base64'), iterations: Number(row.scram_iterations), keys };
 }
+
+/** A fixed salt for the decoy derivation of a missing account's check (its result is thrown away). */
+const UNKNOWN_ACCOUNT_SALT = randomBytes(16);
 
 async function verifyStored(row: UserRow, password: string): Promise<boolean> {
   if (row.password !== null) return equalPasswords(password, row.password);
