@@ -125,6 +125,13 @@ describe('HTTP JSON API', () => {
       expectError(await t.api('status', {}, { raw: '{"host": ' }), 400, 40, /invalid JSON/);
     });
 
+    it('refuses a body that is not UTF-8, registering nothing', async () => {
+      const raw = Buffer.concat([Buffer.from('{"user":"bad'), Buffer.from([0xe9, 0xff]), Buffer.from('","host":"localhost","password":"pw"}')]);
+      expectError(await t.api('register', {}, { basic: ADMIN, raw }), 400, 40, /^the request body is not valid UTF-8$/);
+      const users: string[] = (await t.api('registered_users', { host: 'localhost' }, { basic: ADMIN })).body;
+      expect(users.filter((u) => u.startsWith('bad'))).to.deep.equal([]);
+    });
+
     it('refuses a body that is not a JSON object', async () => {
       expectError(await t.api('status', {}, { raw: '["localhost"]' }), 400, 40, /must be a JSON object.*got a list/);
       expectError(await t.api('status', {}, { raw: '"x"' }), 400, 40, /must be a JSON object.*got a string/);

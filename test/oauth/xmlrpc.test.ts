@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { parseElement } from '../../kernel/src/xmpp/xml/stream-parser.js';
 import { request, TestServer } from '../support/server.js';
 import { oauthConfig } from '../support/oauth-config.js';
-import { decodeXmlRpc, xmlrpcCall, type XmlRpcValue } from '../support/xmlrpc.js';
+import { decodeXmlRpc, xmlrpcCall, xmlrpcPost, type XmlRpcValue } from '../support/xmlrpc.js';
 
 describe('XML-RPC', () => {
   let t: TestServer;
@@ -51,6 +51,35 @@ describe('XML-RPC', () => {
     const res = await call('user_resources', { user: 'ann', server: 'localhost', token }, { user: 'ben', host: 'localhost' });
     expect(res.fault?.faultCode).to.equal(32);
     expect(res.fault?.faultString).to.match(/own account \(ann@localhost\)/);
+  });
+
+  it('acts for another account with a service:admin token only when the admin flag is true', async () => {
+    const token = (await t.api('oauth_issue_token', { jid: 'admin@localhost', ttl: 60, scopes: ['service:admin'] }, { basic: 'admin@localhost:adminpass' })).body.token;
+    for (const credentials of <Array<Record<string, XmlRpcValue>>>[
+      { user: 'admin', server: 'localhost', token },
+      { user: 'admin', server: 'localhost', token, admin: false },
+    ]) {
+      const res = await call('user_resources', credentials, { user: 'ben', host: 'localhost' });
+      expect(res.fault?.faultCode).to.equal(32);
+      expect(res.fault?.faultString).to.match(/own account \(admin@localhost\)/);
+    }
+    const asAdmin = await call('user_resources', { user: 'admin', server: 'localhost', token, admin: true }, { user: 'ben', host: 'localhost' });
+    expect(asAdmin.result).to.deep.equal({ resources: [] });
+  });
+
+  it('refuses a body that is not UTF-8 with a fault, changing nothing', async () => {
+    const body = Buffer.concat([
+      Buffer.from('<?xml version="1.0"?><methodCall><methodName>register</methodName><params><param><value><struct>'),
+      Buffer.from('<member><name>user</name><value><string>bad'),
+      Buffer.from([0xe9, 0xff]),
+      Buffer.from('</string></value></member><member><name>host</name><value><string>localhost</string></value></member>'),
+      Buffer.from('<member><name>password</name><value><string>pw</string></value></member></struct></value></param></params></methodCall>'),
+    ]);
+    const { fault } = await xmlrpcPost(url, body);
+    expect(fault?.faultCode).to.equal(40);
+    expect(fault?.faultString).to.equal('the request body is not valid UTF-8');
+    const users: string[] = (await t.api('registered_users', { host: 'localhost' }, { basic: 'admin@localhost:adminpass' })).body;
+    expect(users.filter((u) => u.startsWith('bad'))).to.deep.equal([]);
   });
 
   const faults: Array<[string, () => Promise<any>, number, RegExp]> = [

@@ -59,7 +59,7 @@ export interface CallOptions {
   authorization?: string;
   method?: string;
   /** A raw body instead of JSON.stringify(args). */
-  raw?: string;
+  raw?: string | Buffer;
   /** Path prefix, e.g. `/api/v2`. */
   prefix?: string;
   headers?: Record<string, string>;
@@ -110,7 +110,7 @@ export class TestServer {
     const headers: Record<string, string> = { ...options.headers };
     if (options.basic) headers.authorization = `Basic ${Buffer.from(options.basic).toString('base64')}`;
     if (options.authorization) headers.authorization = options.authorization;
-    let body: string | undefined;
+    let body: string | Buffer | undefined;
     if (method === 'GET') {
       const query = new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, String(v)])).toString();
       if (query) path += `?${query}`;
@@ -157,7 +157,7 @@ async function installPlugins(dataDir: string, names: string[]): Promise<void> {
   for (const name of names) await cp(join(FIXTURE_PLUGINS, name), join(dataDir, 'plugins', name), { recursive: true });
 }
 
-export async function request(url: string, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<ApiResponse> {
+export async function request(url: string, init: { method: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<ApiResponse> {
   const res = await fetch(url, { method: init.method, headers: init.headers, body: init.body });
   const text = await res.text();
   let body: unknown = text;

@@ -50,6 +50,11 @@ export function decodeXmlRpc(value: XmlElement): XmlRpcValue {
 /** A methodCall to `url`: the HTTP status, and the decoded result or fault. */
 export async function xmlrpcCall(url: string, method: string, ...params: XmlRpcValue[]): Promise<XmlRpcAnswer> {
   const body = `<?xml version="1.0"?><methodCall><methodName>${method}</methodName><params>${params.map((p) => `<param>${encodeXmlRpc(p)}</param>`).join('')}</params></methodCall>`;
+  return xmlrpcPost(url, body);
+}
+
+/** A raw body POSTed to `url` as text/xml: the HTTP status, and the decoded result or fault. */
+export async function xmlrpcPost(url: string, body: string | Buffer): Promise<XmlRpcAnswer> {
   const res = await request(url, { method: 'POST', headers: { 'content-type': 'text/xml' }, body });
   const response = parseElement(res.text);
   const fault = response.getChild('fault');

@@ -1,9 +1,10 @@
 /**
  * Reads a request body as UTF-8 text with a hard size cap: a declared Content-Length over the cap is
  * refused before reading, and a body that grows past it while streaming is cut off. Either way the caller
- * gets a `too_large` CommandError, which the listener turns into a 413.
+ * gets a `too_large` CommandError, which the listener turns into a 413. Bytes that are not UTF-8 are a
+ * `bad_request` (400): JSON and XML both require it, and replacing them with U+FFFD would store names and
+ * texts nobody sent.
  */
-import { StringDecoder } from 'node:string_decoder';
 import { CommandError } from '../commands/errors.js';
 import type { HttpContext } from './types.js';
 
@@ -14,7 +15,7 @@ export async function readBodyText(ctx: HttpContext, limit: number): Promise<str
   // Plain listeners rather than `for await`: the async iterator costs more than a small body.
   const req = ctx.req;
   return new Promise<string>((resolve, reject) => {
-    const decoder = new StringDecoder('utf8');
+    const decoder = new TextDecoder('utf-8', { fatal: true });
     let size = 0;
     let text = '';
     const cleanup = () => {
@@ -32,11 +33,24 @@ export async function readBodyText(ctx: HttpContext, limit: number): Promise<str
         reject(tooLarge());
         return;
       }
-      text += decoder.write(chunk);
+      try {
+        text += decoder.decode(chunk, { stream: true });
+      } catch {
+        notUtf8();
+      }
     };
     const onEnd = () => {
       cleanup();
-      resolve(text + decoder.end());
+      try {
+        resolve(text + decoder.decode());
+      } catch {
+        notUtf8();
+      }
+    };
+    const notUtf8 = () => {
+      cleanup();
+      ctx.set('Connection', 'close');
+      reject(new CommandError('bad_request', 'the request body is not valid UTF-8'));
     };
     const onError = (err: Error) => {
       cleanup();
