@@ -218,6 +218,16 @@ describe('mod_admin_extra: sessions and presence', () => {
       expect(viaGet.body).to.equal('mid');
     });
 
+    it('answers 404 naming an account that is not registered, in the session commands of the kernel too', async () => {
+      for (const command of ['user_resources', 'kick_user', 'num_resources', 'user_sessions_info']) {
+        const res = await api(command, { user: 'nobody', host: 'localhost' });
+        expect(res.status, command).to.equal(404);
+        expect(res.body.message, command).to.equal('account nobody@localhost does not exist');
+      }
+      const v0 = await t.api('kick_user', { user: 'nobody', host: 'localhost' }, { basic: ADMIN, prefix: '/api/v0' });
+      expect(v0.status).to.equal(404);
+    });
+
     it('resource_num: a num out of range is a 400 naming it, also for an offline account', async () => {
       await connect('alice', 'only');
       for (const num of [0, -1, 2]) {

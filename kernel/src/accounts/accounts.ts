@@ -106,6 +106,22 @@ export class AccountService {
   }
 
   /**
+   * The account named by command arguments, normalized, which must be registered on a served host: a name
+   * that cannot be a JID part or a host not served here is a 400 naming the argument, an unknown account
+   * a 404 naming it.
+   */
+  async existing(user: string, host: string): Promise<{ user: string; host: string }> {
+    const account = this.#account(user, host);
+    if (!(await this.#exists(account))) throw notFound(`account ${account.user}@${account.host} does not exist`);
+    return account;
+  }
+
+  /** A host argument, normalized; a 400 naming the argument when it is not a host this server serves. */
+  servedHost(host: string): string {
+    return this.#servedHost(host);
+  }
+
+  /**
    * Whether `password` logs the account in: it is the account's, and no `password_login_check` handler
    * refuses the account (a banned one). False for a missing account.
    */

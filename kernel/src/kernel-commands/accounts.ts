@@ -3,7 +3,6 @@
  * convert_to_scram.
  */
 import { nameprep, nodeprep } from '../accounts/jid.js';
-import { badArgument } from '../commands/errors.js';
 import { defineCommand, type HandlersFor } from '../commands/types.js';
 import type { KernelServices } from '../modules/services.js';
 
@@ -63,12 +62,7 @@ export const accountCommands = [
 
 export function accountHandlers(services: KernelServices): HandlersFor<typeof accountCommands> {
   const { accounts } = services;
-  const servedHost = (host: string) => {
-    const lower = host.toLowerCase();
-    const hosts = services.config().hosts;
-    if (!hosts.includes(lower)) throw badArgument('host', `unknown virtual host '${host}': this server serves ${hosts.join(', ')}`);
-    return lower;
-  };
+  const servedHost = (host: string) => accounts.servedHost(host);
   return {
     register: async ({ user, host, password }) => {
       await accounts.register(user, host, password);

@@ -2,8 +2,6 @@
  * Session commands that are always present: connected_users, connected_users_number, kick_user,
  * kick_users, user_resources.
  */
-import { nameprep, nodeprep } from '../accounts/jid.js';
-import { badArgument } from '../commands/errors.js';
 import { defineCommand, type HandlersFor } from '../commands/types.js';
 import type { KernelServices } from '../modules/services.js';
 import { StreamError } from '../xmpp/errors.js';
@@ -44,7 +42,7 @@ export const sessionCommands = [
     name: 'kick_user',
     tags: ['session', 'v2'],
     desc: 'Disconnect user\'s active sessions',
-    longdesc: `Closes every session of the account; each client gets a <policy-violation/> stream error with the text "${KICK_TEXT}". An account with no session is not an error: the answer says 0.`,
+    longdesc: `Closes every session of the account; each client gets a <policy-violation/> stream error with the text "${KICK_TEXT}". An account with no session is not an error: the answer says 0; an account that is not registered is (404).`,
     note: 'modified in 24.06',
     version: 2,
     args: [user, host],
@@ -71,38 +69,24 @@ export const sessionCommands = [
 ] as const;
 
 export function sessionHandlers(services: KernelServices): HandlersFor<typeof sessionCommands> {
-  const { xmpp } = services;
-  const servedHost = (text: string) => {
-    const hosts = services.config().hosts;
-    let name: string;
-    try {
-      name = nameprep(text);
-    } catch {
-      throw badArgument('host', `'${text}' is not a valid host name`);
-    }
-    if (!hosts.includes(name)) throw badArgument('host', `unknown virtual host '${text}': this server serves ${hosts.join(', ')}`);
-    return name;
-  };
-  const account = (userText: string, hostText: string) => {
-    const vhost = servedHost(hostText);
-    try {
-      return `${nodeprep(userText)}@${vhost}`;
-    } catch (err) {
-      throw badArgument('user', (err as Error).message);
-    }
+  const { xmpp, accounts } = services;
+  // Like every per-account command: an account that is not registered is a 404, not an empty answer.
+  const account = async (user: string, host: string) => {
+    const key = await accounts.existing(user, host);
+    return `${key.user}@${key.host}`;
   };
   const kick = (bare: string) => xmpp.kickAccount(bare, new StreamError('policy-violation', KICK_TEXT));
   return {
     connected_users: () => [...xmpp.sessions.all()].map((s) => s.jid.full).sort(),
     connected_users_number: () => xmpp.sessions.count,
-    'kick_user@v0': async ({ user: u, host: h }: { user: string; host: string }) => kick(account(u, h)),
-    'kick_user@v2': async ({ user: u, host: h }: { user: string; host: string }) => `Kicked sessions: ${await kick(account(u, h))}`,
+    'kick_user@v0': async ({ user: u, host: h }: { user: string; host: string }) => kick(await account(u, h)),
+    'kick_user@v2': async ({ user: u, host: h }: { user: string; host: string }) => `Kicked sessions: ${await kick(await account(u, h))}`,
     kick_users: async ({ host: h }: { host: string }) => {
-      const vhost = servedHost(h);
+      const vhost = accounts.servedHost(h);
       let n = 0;
       for (const bare of [...xmpp.sessions.accounts()]) if (bare.endsWith(`@${vhost}`)) n += await kick(bare);
       return n;
     },
-    user_resources: ({ user: u, host: h }: { user: string; host: string }) => xmpp.sessions.byAccount(account(u, h)).map((s) => s.resource).sort(),
+    user_resources: async ({ user: u, host: h }: { user: string; host: string }) => xmpp.sessions.byAccount(await account(u, h)).map((s) => s.resource).sort(),
   } as unknown as HandlersFor<typeof sessionCommands>;
 }
