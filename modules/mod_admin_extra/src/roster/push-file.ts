@@ -116,11 +116,17 @@ class Cursor {
     throw new PushFileError(line, message);
   }
 
-  /** What is at the cursor, for messages. */
+  /**
+   * What is at the cursor, for messages: punctuation as itself, anything else by its kind. The file can
+   * be any file the server may read, so a message never quotes its words or numbers.
+   */
   here(): string {
     if (this.done) return 'the end of the file';
-    const m = /^\S{1,12}/.exec(this.text.slice(this.pos));
-    return `'${m ? m[0] : this.peek()}'`;
+    const c = this.peek();
+    if (/^[[\]{}<>(),.:;"'\/=%#|+-]$/.test(c)) return `'${c}'`;
+    if (/^\p{L}$/u.test(c)) return 'a name';
+    if (/^\p{N}$/u.test(c)) return 'a number';
+    return `the character U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
   }
 
   expect(s: string, what = `'${s}'`): void {
