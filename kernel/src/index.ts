@@ -65,7 +65,7 @@ export type { DbKind, SqlType } from './storage/database.js';
 
 // XMPP: what modules use to handle stanzas.
 export { XmlElement, x, serialize, type XmlNode } from './xmpp/xml/element.js';
-export { parseElement, ParseError } from './xmpp/xml/stream-parser.js';
+export { DEFAULT_LIMITS, parseElement, ParseError } from './xmpp/xml/stream-parser.js';
 export { toStoredXml, fromStoredXml } from './xmpp/xml/stored.js';
 export { KeyedLock } from './util/keyed-lock.js';
 export { brand } from './util/brand.js';
@@ -85,5 +85,6 @@ export { SaslFailure, type ChannelBindingType, type SaslCondition, type SaslExch
 export type { MiddlewareRegistration, XmppRegistrations } from './modules/definition.js';
 export { isUniqueViolation } from './storage/database.js';
 export { pluck } from './storage/pluck.js';
+export { insertRows } from './storage/insert-rows.js';
 export { nodeprep, nameprep, resourceprep } from './accounts/jid.js';
 export { accountKey, hostKey, type AccountKey } from './accounts/account-key.js';

@@ -4,7 +4,7 @@
  * could send, with a valid type: the command refuses anything else with bad_argument, before anything
  * is sent.
  */
-import { InvalidJid, Jid, NS, ParseError, badArgument, parseElement, type XmlElement } from '@service/kernel';
+import { DEFAULT_LIMITS, InvalidJid, Jid, NS, ParseError, badArgument, parseElement, type XmlElement } from '@service/kernel';
 
 const TYPES: Readonly<Record<string, readonly string[]>> = {
   message: ['normal', 'chat', 'groupchat', 'headline', 'error'],
@@ -42,7 +42,18 @@ export function jidArg(argument: string, text: string): Jid {
   try {
     return Jid.parse(text);
   } catch (err) {
-    if (err instanceof InvalidJid) throw badArgument(argument, `'${text}' is not a valid JID: ${err.message}`);
+    if (err instanceof InvalidJid) throw badArgument(argument, `${argument}: '${text}' is not a valid JID: ${err.message}`);
     throw err;
+  }
+}
+
+/**
+ * A stanza built from arguments (send_message's subject and body) is held to the limit a parsed stanza
+ * argument has: what a client could not send, or receive, the API does not send either.
+ */
+export function checkBuiltSize(argument: string, stanza: XmlElement): void {
+  const size = Buffer.byteLength(stanza.toString());
+  if (size > DEFAULT_LIMITS.maxStanzaSize) {
+    throw badArgument(argument, `the message would be ${size} bytes, larger than the server's stanza limit of ${DEFAULT_LIMITS.maxStanzaSize} bytes`);
   }
 }

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { badArgument, defineCommand, failed, notFound, x, type HandlersFor, type Jid, type XmlElement } from '@service/kernel';
 import { host, user } from '../args.js';
 import type { AdminContext } from '../context.js';
-import { jidArg, stanzaArg } from './stanza-input.js';
+import { checkBuiltSize, jidArg, stanzaArg } from './stanza-input.js';
 import { connectedSession } from './target.js';
 
 const MESSAGE_TYPES = ['normal', 'chat', 'headline', 'groupchat'] as const;
@@ -108,6 +108,7 @@ export function stanzaHandlers(ctx: AdminContext): HandlersFor<typeof stanzaComm
         subject ? x('subject', {}, subject) : undefined,
         body ? x('body', {}, body) : undefined,
       );
+      checkBuiltSize('body', message);
       await checkRecipient(message, recipient, 'to');
       await xmpp.router.route(message);
     },
