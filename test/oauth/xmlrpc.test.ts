@@ -101,7 +101,8 @@ describe('XML-RPC', () => {
 
   it('answers malformed XML, a non-call and a bare value with a fault naming the problem', async () => {
     for (const [body, pattern] of [
-      ['<methodCall><methodName>status</methodName>', /not valid XML/],
+      ['<methodCall><methodName>status</methodName>', /^the request is not valid XML: the text ends before <methodCall> is closed$/],
+      ['hello', /^the request is not valid XML: text is not allowed outside the element$/],
       ['<foo/>', /expected <methodCall>, got <foo>/],
       ['<methodCall><methodName>status</methodName><params><param><value><int>x</int></value></param></params></methodCall>', /not an integer/],
       ['<methodCall><methodName>status</methodName><params><param><value><string>a</string></value></param></params></methodCall>', /expected one struct/],

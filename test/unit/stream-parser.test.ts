@@ -120,7 +120,9 @@ describe('stream parser', () => {
     it('refuses several elements, text and bad XML with a reason', () => {
       expect(() => parseElement('<a/><b/>')).to.throw(ParseError, /one element/);
       expect(() => parseElement('hello')).to.throw(ParseError);
-      expect(() => parseElement('<a>')).to.throw(ParseError);
+      expect(() => parseElement('<a>')).to.throw(ParseError, /^the text ends before <a> is closed$/);
+      expect(() => parseElement('<a><b>x</b>')).to.throw(ParseError, /^the text ends before <a> is closed$/);
+      expect(() => parseElement('hello')).to.throw(ParseError, /^text is not allowed outside the element$/);
       try {
         parseElement('<a><!-- x --></a>');
       } catch (err) {

@@ -115,6 +115,11 @@ export class StreamParser {
     return this.#failed;
   }
 
+  /** The element being parsed, while one is open (the stanza not yet closed). */
+  get openElement(): string | undefined {
+    return this.#stack[0]?.name;
+  }
+
   /** Feeds raw bytes from the transport. */
   write(chunk: Buffer | Uint8Array): void {
     if (this.#failed) return;
@@ -312,12 +317,16 @@ export function parseElement(text: string, limits: StreamParserLimits = DEFAULT_
         root = element;
       },
       streamEnd: () => {},
-      error: (condition, message) => (error ??= new ParseError(condition, message)),
+      // The stream's wording ("between stanzas") would puzzle a caller who sent one element.
+      error: (condition, message) => (error ??= new ParseError(condition, message.replace('between stanzas', 'outside the element'))),
     },
     limits,
   );
   parser.writeText('<root>');
   parser.writeText(text.replace(/^\s*<\?xml\s[^?]*\?>/, ''));
+  // Closing the synthetic root over an open element would report a close tag nobody wrote.
+  const open = parser.openElement;
+  if (!error && open) error = new ParseError('bad-format', `the text ends before <${open}> is closed`);
   if (!error) parser.writeText('</root>');
   if (error) throw error;
   if (!root) throw new ParseError('bad-format', 'expected an XML element');
