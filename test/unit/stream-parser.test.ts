@@ -49,6 +49,18 @@ describe('stream parser', () => {
     expect(feed([HEADER, 'x'.repeat(2000)]).error?.condition).to.equal('not-well-formed');
   });
 
+  it('stops at the first element nested too deep, not after parsing the rest of a megabyte of nesting', () => {
+    const deep = '<a>'.repeat(140_000) + '</a>'.repeat(140_000);
+    const started = performance.now();
+    const out = feed([HEADER, `<message>${deep}</message><presence/>`], { maxStanzaSize: 2_000_000, maxDepth: 64 });
+    const elapsed = performance.now() - started;
+    expect(out.error).to.deep.equal({ condition: 'policy-violation', text: 'elements nested deeper than 64 levels' });
+    expect(out.elements).to.deep.equal([], 'nothing after the failure is parsed');
+    // Finishing the document took minutes (saxes' namespace scopes grow with depth); stopping takes milliseconds.
+    expect(elapsed).to.be.below(2000);
+    expect(() => parseElement(deep, { maxStanzaSize: 2_000_000, maxDepth: 64 })).to.throw(ParseError, /nested deeper than 64 levels/);
+  });
+
   it('does not count whitespace keepalives towards the next stanza', () => {
     const pings = Array.from({ length: 3000 }, () => ' ');
     const out = feed([HEADER, ...pings, '<presence/>', ...pings, `<message><body>${'z'.repeat(900)}</body></message>`]);

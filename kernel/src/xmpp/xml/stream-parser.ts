@@ -36,6 +36,9 @@ export interface StreamParserHandlers {
   error(condition: ParseErrorCondition, text: string): void;
 }
 
+/** Thrown through saxes to abandon the rest of a chunk once the stream has failed. */
+const STOP = Symbol('stop parsing');
+
 export const DEFAULT_LIMITS: StreamParserLimits = { maxStanzaSize: 262144, maxDepth: 64 };
 
 export interface StreamParserOptions {
@@ -71,6 +74,8 @@ export class StreamParser {
   #heldFrom = 0;
   /** A continued stream: its synthetic header is not reported. */
   #suppressStart = false;
+  /** Inside saxes' write: a failure may unwind it (see #fail). */
+  #writing = false;
 
   constructor(
     private readonly handlers: StreamParserHandlers,
@@ -149,9 +154,12 @@ export class StreamParser {
     this.#chunk = text;
     this.#chunkStart = startChar;
     try {
+      this.#writing = true;
       this.#parser.write(text);
     } catch (err) {
-      if (this.#held === undefined) this.#fail('not-well-formed', (err as Error).message);
+      if (err !== STOP && this.#held === undefined) this.#fail('not-well-formed', (err as Error).message);
+    } finally {
+      this.#writing = false;
     }
     if (this.#held !== undefined) {
       // Keep what came after the held element, unparsed, for the next parser.
@@ -230,6 +238,9 @@ export class StreamParser {
     this.#failed = true;
     this.#stack.length = 0;
     this.handlers.error(condition, text);
+    // Stop saxes in the middle of the chunk: left to finish it, it would go on parsing what may be a
+    // megabyte of hostile input (deep nesting costs it more than linear time) with the event loop held.
+    if (this.#writing) throw STOP;
   }
 
   #open(tag: SaxesTagNS): void {
