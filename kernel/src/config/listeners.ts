@@ -25,6 +25,15 @@ const COMMON = {
   certfile: { type: 'string', doc: 'PEM certificate and key for this listener; defaults to certfiles.' },
 } as const satisfies OptionsSchema;
 
+/** A client that trickles its request (slow loris) holds a connection only this long. */
+const REQUEST_TIMEOUT = {
+  type: 'integer',
+  min: 1,
+  max: 3600,
+  default: 30,
+  doc: 'Seconds a client has to send a whole request, headers and body; then the connection is closed with 408.',
+} as const;
+
 const HTTP = {
   ...COMMON,
   request_handlers: {
@@ -36,6 +45,7 @@ const HTTP = {
     doc: 'URL path prefix → handler, e.g. /api: mod_http_api, /oauth: service_oauth.',
   },
   max_body_size: { type: 'integer', min: 1, default: 1048576, doc: 'Largest accepted request body, in bytes (413 beyond).' },
+  request_timeout: REQUEST_TIMEOUT,
   custom_headers: { type: 'map', values: { type: 'string', doc: '' }, default: {}, doc: 'Headers added to every response.' },
 } as const satisfies OptionsSchema;
 
@@ -57,6 +67,7 @@ const C2S = {
 const XMLRPC = {
   ...COMMON,
   max_body_size: { type: 'integer', min: 1, default: 1048576, doc: 'Largest accepted request body, in bytes.' },
+  request_timeout: REQUEST_TIMEOUT,
 } as const satisfies OptionsSchema;
 
 export const LISTENER_SCHEMAS = { service_http: HTTP, service_c2s: C2S, service_xmlrpc: XMLRPC } as const;

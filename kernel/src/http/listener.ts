@@ -111,10 +111,11 @@ export async function startHttpListener(
 ): Promise<RunningHttpListener> {
   const app = createHttpApp(config, handlers, logger);
   let server: Server;
+  const timeouts = requestTimeouts(config.request_timeout);
   if (config.tls) {
     if (!certfile) throw new Error(`listener on port ${config.port}: tls is on but no certfile is configured`);
-    server = createHttpsServer(readPem(certfile), app.callback());
-  } else server = createHttpServer(app.callback());
+    server = createHttpsServer({ ...readPem(certfile), ...timeouts }, app.callback());
+  } else server = createHttpServer(timeouts, app.callback());
   const mounts = Object.entries(config.request_handlers)
     .map(([prefix, handler]) => ({ segments: splitPath(prefix), handler }))
     .sort((a, b) => b.segments.length - a.segments.length);
@@ -167,4 +168,14 @@ export function listen(server: import('node:net').Server, port: number, ip: stri
       resolve();
     });
   });
+}
+
+/**
+ * Node's defaults let a request trickle in for five minutes. Headers get at most the whole allowance and
+ * the request (headers and body) the whole allowance, checked every second or so, so a slow client is cut
+ * off close to the configured time.
+ */
+function requestTimeouts(seconds: number): { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } {
+  const ms = seconds * 1000;
+  return { requestTimeout: ms, headersTimeout: ms, connectionsCheckingInterval: Math.min(1000, ms) };
 }
