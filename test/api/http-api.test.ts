@@ -125,6 +125,11 @@ describe('HTTP JSON API', () => {
       expectError(await t.api('status', {}, { raw: '{"host": ' }), 400, 40, /invalid JSON/);
     });
 
+    it('refuses arguments in the query string of a POST, naming them', async () => {
+      const res = await request(t.url('/api/check_account?user=alice&host=localhost'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expectError(res, 400, 40, /^a POST takes its arguments in the JSON body, not in the query string \(user, host\)$/);
+    });
+
     it('refuses a body that is not UTF-8, registering nothing', async () => {
       const raw = Buffer.concat([Buffer.from('{"user":"bad'), Buffer.from([0xe9, 0xff]), Buffer.from('","host":"localhost","password":"pw"}')]);
       expectError(await t.api('register', {}, { basic: ADMIN, raw }), 400, 40, /^the request body is not valid UTF-8$/);
@@ -188,6 +193,23 @@ describe('HTTP JSON API', () => {
 
     it('refuses invalid account data with the argument named', async () => {
       expectError(await t.api('register', { user: 'a b', host: 'localhost', password: 'pw' }, { basic: ADMIN }), 400, 41, /user/);
+      // Prohibited by stringprep (RFC 3454 table C.6), and the bidi rule of its section 6.
+      expectError(
+        await t.api('register', { user: 'rep\ufffd', host: 'localhost', password: 'pw' }, { basic: ADMIN }),
+        400,
+        41,
+        /user name contains a character inappropriate for plain text \(U\+FFFD\), which is not allowed/,
+      );
+      expectError(
+        await t.api('register', { user: 'mixed\u05d0a', host: 'localhost', password: 'pw' }, { basic: ADMIN }),
+        400,
+        41,
+        /user name mixes right-to-left and left-to-right characters \('\u05d0' and 'm'\), which is not allowed/,
+      );
+      const rtl = await t.api('register', { user: '\u05d0\u05d1', host: 'localhost', password: 'pw' }, { basic: ADMIN });
+      expect(rtl.status, JSON.stringify(rtl.body)).to.equal(200);
+      expect(rtl.body).to.equal('User \u05d0\u05d1@localhost successfully registered');
+      expect((await t.api('unregister', { user: '\u05d0\u05d1', host: 'localhost' }, { basic: ADMIN })).status).to.equal(200);
       expectError(await t.api('register', { user: 'dora', host: 'nowhere.test', password: 'pw' }, { basic: ADMIN }), 400, 41, /unknown virtual host 'nowhere.test'/);
       expectError(await t.api('register', { user: 'dora', host: 'localhost', password: '' }, { basic: ADMIN }), 400, 41, /password/);
       expect((await t.api('registered_users', { host: 'localhost' }, { basic: ADMIN })).body).to.not.include('dora');

@@ -67,6 +67,11 @@ function createHandler(services: KernelServices) {
           throw new CommandError('bad_request', `${name} takes list or object arguments (${structured.join(', ')}): call it with POST and a JSON body`);
         }
       } else {
+        // Read nowhere, query parameters on a POST would be dropped silently: say so, like any extra argument.
+        const query = [...new Set(new URLSearchParams(ctx.querystring).keys())];
+        if (query.length) {
+          throw new CommandError('bad_request', `a POST takes its arguments in the JSON body, not in the query string (${query.join(', ')})`);
+        }
         args = parseJsonArgs(await readBodyText(ctx, ctx.state.listener.max_body_size));
       }
       const caller: Caller = {
@@ -80,10 +85,7 @@ function createHandler(services: KernelServices) {
     } catch (err) {
       const error = asCommandError(err);
       if (!error) throw err;
-      if (error.kind === 'unauthorized') {
-        const bearer = /^bearer\s/i.test(ctx.get('authorization'));
-        ctx.set('WWW-Authenticate', bearer ? 'Bearer error="invalid_token"' : 'Basic realm="service", charset="UTF-8"');
-      }
+      if (error.kind === 'unauthorized') ctx.set('WWW-Authenticate', httpAuth.challenge(ctx.get('authorization') || undefined));
       sendError(ctx, error.kind, error.message);
     }
   };
