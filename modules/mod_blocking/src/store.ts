@@ -3,7 +3,7 @@
  * is read once and kept (per process) until changed here or `clear_cache`. Writes of one account run one
  * at a time, which keeps its JIDs unique without a unique index (see migrations.ts).
  */
-import { KeyedLock, type Knex } from '@service/kernel';
+import { KeyedLock, insertRows, type Knex } from '@service/kernel';
 import type { Jid } from '@service/kernel';
 import { BLOCKLIST_TABLE } from './migrations.js';
 
@@ -37,7 +37,8 @@ export class BlocklistStore {
       const added = [...new Set(jids)].filter((jid) => !current.has(jid));
       if (added.length) {
         const now = Date.now();
-        await this.db()(BLOCKLIST_TABLE).insert(added.map((jid) => ({ ...keyOf(account), jid, created_at: now })));
+        // A <block/> may name any number of JIDs.
+        await insertRows(this.db(), BLOCKLIST_TABLE, added.map((jid) => ({ ...keyOf(account), jid, created_at: now })));
         this.#cache.set(account.bare, Promise.resolve(new Set([...current, ...added])));
       }
       return added;

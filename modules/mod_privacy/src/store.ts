@@ -4,7 +4,7 @@
  * What the cache holds is replaced, never mutated, so a reader always sees a whole state. Writes of one
  * account run one at a time.
  */
-import { KeyedLock, type Knex } from '@service/kernel';
+import { KeyedLock, insertRows, type Knex } from '@service/kernel';
 import { Jid } from '@service/kernel';
 import { DEFAULTS_TABLE, ITEMS_TABLE } from './migrations.js';
 import type { AccountPrivacy, ItemType, PrivacyItem, PrivacyList, StanzaKind } from './model.js';
@@ -52,7 +52,8 @@ export class PrivacyStore {
     return this.#change(account, async (db, current) => {
       await db.transaction(async (trx) => {
         await trx(ITEMS_TABLE).where({ ...keyOf(account), list_name: list.name }).delete();
-        await trx(ITEMS_TABLE).insert(list.items.map((item) => rowOf(account, list.name, item)));
+        // A list may have any number of items.
+        await insertRows(trx, ITEMS_TABLE, list.items.map((item) => rowOf(account, list.name, item)));
       });
       return { ...current, lists: new Map([...current.lists, [list.name, list]]) };
     });

@@ -3,7 +3,7 @@
  * and its version bump commit together in one transaction; SQLite has a single connection, so nothing in
  * a transaction may use the pool directly.
  */
-import type { Knex } from '@service/kernel';
+import { insertRows, type Knex } from '@service/kernel';
 import type { Jid } from '@service/kernel';
 import { GROUPS_TABLE, ITEMS_TABLE, VERSIONS_TABLE } from './migrations.js';
 import { flagsOf, subscriptionOf, type Flags } from './state.js';
@@ -157,7 +157,8 @@ export class RosterStore {
     const sameGroups = previous !== undefined && previous.groups.length === item.groups.length && previous.groups.every((g, i) => g === item.groups[i]);
     if (sameGroups) return;
     await exec(GROUPS_TABLE).where(key).delete();
-    if (item.groups.length) await exec(GROUPS_TABLE).insert(item.groups.map((group_name) => ({ ...key, group_name })));
+    // An item may be in any number of groups.
+    await insertRows(exec, GROUPS_TABLE, item.groups.map((group_name) => ({ ...key, group_name })));
   }
 
   async delete(exec: Executor, owner: Jid, contact: string): Promise<void> {

@@ -2,7 +2,7 @@
  * The shared roster rows in SQL (see migrations.ts). The in-memory groups are loaded from here at start,
  * and every change is written here first, in one transaction, before memory follows.
  */
-import type { Knex } from '@service/kernel';
+import { insertRows, type Knex } from '@service/kernel';
 import type { DisplayedRef, Group, GroupRef } from './groups.js';
 import { DISPLAYED_TABLE, GROUPS_TABLE, MEMBERS_TABLE } from './migrations.js';
 
@@ -81,7 +81,8 @@ export class SharedRosterStore {
         all_users: group.allUsers,
         online_users: group.onlineUsers,
       });
-      if (group.displayed.length) await trx(DISPLAYED_TABLE).insert(group.displayed.map((d) => displayedRow(group, d)));
+      // srg_create may display any number of groups.
+      await insertRows(trx, DISPLAYED_TABLE, group.displayed.map((d) => displayedRow(group, d)));
     });
   }
 
