@@ -3,6 +3,7 @@
  * Basic authentication, versions, CORS.
  */
 import { expect } from 'chai';
+import { request as httpRequest } from 'node:http';
 import { baseConfig, request, TestServer } from '../support/server.js';
 
 const ADMIN = 'admin@localhost:adminpass';
@@ -123,6 +124,32 @@ describe('HTTP JSON API', () => {
   describe('400 bad request', () => {
     it('refuses invalid JSON', async () => {
       expectError(await t.api('status', {}, { raw: '{"host": ' }), 400, 40, /invalid JSON/);
+    });
+
+    it('refuses what another site\'s page makes a browser send, unless it is a CORS request with its own Authorization', async () => {
+      // node:http rather than fetch, which sets Sec-Fetch-Mode itself.
+      const browser = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+        new Promise<{ status: number; body: any; headers: Headers }>((resolve, reject) => {
+          const req = httpRequest(t.url(path), { method, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+            let text = '';
+            res.on('data', (chunk) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), headers: new Headers(res.headers as Record<string, string>) }));
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+      const from = (site: string, mode: string) => ({ 'sec-fetch-site': site, 'sec-fetch-mode': mode });
+      const basic = { authorization: `Basic ${Buffer.from(ADMIN).toString('base64')}` };
+      // An image or a form from another site: loopback, or the browser's cached credentials, would have let it through.
+      expectError(await browser('GET', '/api/status', from('cross-site', 'no-cors')), 403, 32, /another site \(cross-site\) must be a CORS request/);
+      const form = await browser('POST', '/api/register', { ...from('same-site', 'navigate'), ...basic }, '{"user":"forged","host":"localhost","password":"pw"}');
+      expectError(form, 403, 32, /another site \(same-site\) must be a CORS request/);
+      expectError(await browser('POST', '/api/status', from('cross-site', 'cors'), '{}'), 403, 32, /must carry an Authorization header/);
+      expect((await t.api('registered_users', { host: 'localhost' }, { basic: ADMIN })).body).to.not.include('forged');
+      // A page that set Authorization itself (after a preflight), a page of this origin, and a typed address.
+      expect((await browser('POST', '/api/status', { ...from('cross-site', 'cors'), ...basic }, '{}')).status).to.equal(200);
+      expect((await browser('GET', '/api/status', from('same-origin', 'no-cors'))).status).to.equal(200);
+      expect((await browser('GET', '/api/status', from('none', 'navigate'))).status).to.equal(200);
     });
 
     it('refuses arguments in the query string of a POST, naming them', async () => {

@@ -9,6 +9,7 @@
  * Success is 200 with the bare JSON result; every error is {"status":"error","code":…,"message":…}.
  */
 import { CommandError, asCommandError, defineModule, readBodyText, sendError, sendJson, type Caller, type HttpContext, type KernelServices } from '@service/kernel';
+import { refuseForgedRequest } from './cross-site.js';
 import { parseJsonArgs } from './json-args.js';
 import { openApiTarget, serveOpenApi } from './openapi-route.js';
 
@@ -57,6 +58,7 @@ function createHandler(services: KernelServices) {
         ctx.set('Allow', 'GET, POST, OPTIONS');
         throw new CommandError('method_not_allowed', `method ${ctx.method} is not supported: use POST with a JSON body, or GET with query parameters`);
       }
+      refuseForgedRequest(ctx);
       const credentials = await httpAuth.authenticate(ctx.get('authorization') || undefined);
       let args: Array<[string, unknown]>;
       if (ctx.method === 'GET') {
