@@ -135,7 +135,7 @@ describe('change_password, check_account, check_password, check_password_hash', 
 
   describe('check_password_hash', () => {
     it('checks a hex digest by Node\'s or Erlang\'s name of the hash, in either case', async () => {
-      for (const [method, node] of [['md5', 'md5'], ['sha', 'sha1'], ['SHA256', 'sha256'], ['sha512', 'sha512'], ['sha3_256', 'sha3-256'], ['sha3-512', 'sha3-512'], ['ripemd160', 'ripemd160']]) {
+      for (const [method, node] of [['md5', 'md5'], ['sha', 'sha1'], ['SHA256', 'sha256'], ['SHA-256', 'sha256'], ['sha512', 'sha512'], ['sha3_256', 'sha3-256'], ['sha3-512', 'sha3-512'], ['ripemd160', 'ripemd160']]) {
         const res = await checkHash('carol', hex(node!, 'carol-pw'), method!);
         expect(res.status, `${method}: ${res.text}`).to.equal(200);
         expect(res.body, method).to.equal(0);

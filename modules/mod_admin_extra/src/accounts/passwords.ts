@@ -116,10 +116,20 @@ export function passwordHandlers(ctx: AdminContext): HandlersFor<typeof password
 function hashMethod(text: string): string {
   const lower = text.trim().toLowerCase();
   const name = ERLANG_NAMES[lower] ?? lower;
-  if (!getHashes().some((h) => h.toLowerCase() === name)) {
+  // getHashes() lists one spelling per digest; OpenSSL also knows aliases such as SHA-256.
+  if (!getHashes().some((h) => h.toLowerCase() === name) && !knownToOpenSsl(name)) {
     throw badArgument('hashmethod', `unknown hash method '${text}': use one of ${COMMON_METHODS}, or another name of Node's crypto.getHashes()`);
   }
   return name;
+}
+
+function knownToOpenSsl(name: string): boolean {
+  try {
+    createHash(name);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The digest `text` spells in hex, which must be as long as the method's digests. */
