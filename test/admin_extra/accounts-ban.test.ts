@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { testDatabases } from '../support/databases.js';
 import { servicectl } from '../support/cli.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
-import { request, sqlConfig, TestServer, type RawConfig } from '../support/server.js';
+import { request, serverSqlConfig, TestServer, type RawConfig } from '../support/server.js';
 import { login, stopAll, xml, xmppConfig, type Client } from '../support/xmpp.js';
 
 const ADMIN = 'admin@localhost:adminpass';
@@ -264,8 +264,7 @@ for (const database of testDatabases()) {
     let t: TestServer;
     before(async () => {
       const settings = await database.settings('/tmp');
-      const raw = { ...config(), ...sqlConfig(settings) };
-      if (settings.type === 'sqlite') delete (raw as Record<string, unknown>).sql_database;
+      const raw = { ...config(), ...serverSqlConfig(settings) };
       t = await TestServer.start(raw);
       await t.bootstrapAdmin();
       await t.server.services.accounts.register('wendy', 'localhost', 'wendy-pw');

@@ -13,7 +13,7 @@ import { CONTROL_SOCKET } from '@service/kernel';
 import { ControlClient } from '../../cli/src/client.js';
 import { servicectl } from '../support/cli.js';
 import { testDatabases } from '../support/databases.js';
-import { sqlConfig, TestServer, type RawConfig } from '../support/server.js';
+import { serverSqlConfig, TestServer, type RawConfig } from '../support/server.js';
 import { login, stopAll, xml, xmppConfig, type Client } from '../support/xmpp.js';
 
 const ADMIN = 'admin@localhost:adminpass';
@@ -200,8 +200,7 @@ for (const database of testDatabases()) {
     let t: TestServer;
     before(async () => {
       const settings = await database.settings('/tmp');
-      const raw = { ...config(), ...sqlConfig(settings) };
-      if (settings.type === 'sqlite') delete (raw as Record<string, unknown>).sql_database;
+      const raw = { ...config(), ...serverSqlConfig(settings) };
       t = await TestServer.start(raw);
       await t.bootstrapAdmin();
     });

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { parseElement } from '@service/kernel';
 import { servicectl } from '../support/cli.js';
 import { testDatabases } from '../support/databases.js';
-import { sqlConfig, TestServer, type RawConfig } from '../support/server.js';
+import { serverSqlConfig, TestServer, type RawConfig } from '../support/server.js';
 import { collect, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 import { xmlrpcAsAdmin } from '../support/xmlrpc.js';
 
@@ -355,8 +355,7 @@ for (const database of testDatabases()) {
 
     before(async () => {
       const settings = await database.settings('/tmp');
-      const raw = { ...config(), ...sqlConfig(settings) };
-      if (settings.type === 'sqlite') delete (raw as Record<string, unknown>).sql_database;
+      const raw = { ...config(), ...serverSqlConfig(settings) };
       t = await TestServer.start(raw);
       await t.bootstrapAdmin();
       for (const user of ['alice', 'bob']) await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);

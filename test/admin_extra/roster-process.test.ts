@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { servicectl } from '../support/cli.js';
 import { testDatabases } from '../support/databases.js';
-import { sqlConfig, TestServer } from '../support/server.js';
+import { serverSqlConfig, TestServer } from '../support/server.js';
 import { stopAll, xml, type Client } from '../support/xmpp.js';
 import { ADMIN, nextPush, online, rosterConfig, sync, xmlrpcAdmin } from './roster-clients.js';
 
@@ -49,8 +49,7 @@ for (const database of testDatabases()) {
 
     before(async () => {
       const settings = await database.settings('/tmp');
-      const config = { ...rosterConfig(), ...sqlConfig(settings) };
-      if (settings.type === 'sqlite') delete (config as Record<string, unknown>).sql_database;
+      const config = { ...rosterConfig(), ...serverSqlConfig(settings) };
       t = await TestServer.start(config);
       await t.bootstrapAdmin();
       for (const user of USERS) await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { testDatabases } from '../support/databases.js';
-import { sqlConfig, TestServer, type RawConfig } from '../support/server.js';
+import { serverSqlConfig, TestServer, type RawConfig } from '../support/server.js';
 import { stopAll } from '../support/xmpp.js';
 import { ADMIN, MODULES, config, nextPush, online, rosterItems } from './shared-roster-support.js';
 
@@ -17,14 +17,13 @@ for (const database of testDatabases()) {
       expect(res.status, `${command}: ${res.text}`).to.equal(200);
       return res.body;
     };
-    const configWith = async (modules: Record<string, unknown>): Promise<RawConfig> => ({ ...config(modules), ...sqlConfig(settings) });
+    const configWith = async (modules: Record<string, unknown>): Promise<RawConfig> => ({ ...config(modules), ...serverSqlConfig(settings) });
     let settings: Awaited<ReturnType<typeof database.settings>>;
     const rows = (table: string) => t.server.services.storage.db('sql')(table).select('*');
 
     before(async () => {
       settings = await database.settings('/tmp');
       const raw = await configWith(MODULES);
-      if (settings.type === 'sqlite') delete (raw as Record<string, unknown>).sql_database;
       t = await TestServer.start(raw);
       await t.bootstrapAdmin();
       for (const user of ['alice', 'bob', 'carol']) await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);
@@ -42,7 +41,6 @@ for (const database of testDatabases()) {
       const { mod_shared_roster: _, ...without } = MODULES;
       for (const modules of [without, MODULES]) {
         const raw = await configWith(modules);
-        if (settings.type === 'sqlite') delete (raw as Record<string, unknown>).sql_database;
         await t.writeConfig(raw);
         await t.server.reloadConfig();
       }

@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { servicectl } from '../support/cli.js';
 import { testDatabases } from '../support/databases.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
-import { request, sqlConfig, TestServer } from '../support/server.js';
+import { request, serverSqlConfig, TestServer } from '../support/server.js';
 import { collect, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const ADMIN = 'admin@localhost:adminpass';
@@ -329,8 +329,7 @@ for (const database of testDatabases()) {
 
     before(async () => {
       const settings = await database.settings('/tmp');
-      const config = { ...xmppConfig({ mod_admin_extra: {}, mod_roster: {}, mod_presence: {}, mod_privacy: {} }), ...sqlConfig(settings) };
-      if (settings.type === 'sqlite') delete (config as Record<string, unknown>).sql_database;
+      const config = { ...xmppConfig({ mod_admin_extra: {}, mod_roster: {}, mod_presence: {}, mod_privacy: {} }), ...serverSqlConfig(settings) };
       t = await TestServer.start(config);
       await t.bootstrapAdmin();
       for (const user of ['alice', 'bob', 'carol']) await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);

@@ -15,28 +15,12 @@ import { createLogger } from '../../kernel/src/log/logger.js';
 import { EMBEDDED_DB_FILE, Storage, type SqlSettings, type StorageSettings } from '../../kernel/src/storage/database.js';
 import { MIGRATIONS_TABLE, renderMigrations, type Migration } from '../../kernel/src/storage/migrations.js';
 import { testDatabases } from '../support/databases.js';
+import { rejectionOf } from '../support/rejection.js';
 
 const logger = createLogger({ level: 'none' });
 
-async function rejection(promise: Promise<unknown>): Promise<CommandError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).to.be.instanceOf(CommandError);
-    return err as CommandError;
-  }
-  expect.fail('expected a CommandError');
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).to.be.instanceOf(Error);
-    return err as Error;
-  }
-  expect.fail('expected an error');
-}
+const rejection = (promise: Promise<unknown>) => rejectionOf(promise, CommandError);
+const failure = (promise: Promise<unknown>) => rejectionOf(promise);
 
 function table(name: string): Migration {
   return { id: `create_${name}`, up: (k) => k.schema.createTable(name, (t) => t.string('x', 10)) };

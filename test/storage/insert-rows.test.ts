@@ -12,21 +12,14 @@ import { createLogger } from '../../kernel/src/log/logger.js';
 import { Storage } from '../../kernel/src/storage/database.js';
 import { insertRows } from '../../kernel/src/storage/insert-rows.js';
 import { testDatabases } from '../support/databases.js';
+import { rejectionOf } from '../support/rejection.js';
 
 const logger = createLogger({ level: 'none' });
 const NARROW = 'insert_rows_narrow';
 const WIDE = 'insert_rows_wide';
 const WIDE_COLUMNS = 100;
 
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).to.be.instanceOf(Error);
-    return err as Error;
-  }
-  expect.fail('expected an error');
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise);
 
 function narrowRows(count: number, from = 0): Array<{ position: number; name: string; note?: string }> {
   // Every other row leaves `note` out: knex binds the union of the columns in every row of a statement.

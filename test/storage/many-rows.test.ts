@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { testDatabases } from '../support/databases.js';
-import { sqlConfig, TestServer } from '../support/server.js';
+import { serverSqlConfig, TestServer } from '../support/server.js';
 import { login, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const ADMIN = 'admin@localhost:adminpass';
@@ -52,8 +52,7 @@ for (const database of testDatabases()) {
 
     before(async () => {
       const settings = await database.settings('/tmp');
-      const config = { ...xmppConfig(MODULES), ...sqlConfig(settings) };
-      if (settings.type === 'sqlite') delete (config as Record<string, unknown>).sql_database;
+      const config = { ...xmppConfig(MODULES), ...serverSqlConfig(settings) };
       t = await TestServer.start(config);
       await t.bootstrapAdmin();
       for (const user of ['alice', 'bob', 'carol', 'dave']) await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);

@@ -3,7 +3,7 @@
  * the HTTP API, and data that survives a restart.
  */
 import { expect } from 'chai';
-import { baseConfig, sqlConfig, TestServer } from '../support/server.js';
+import { baseConfig, serverSqlConfig, TestServer } from '../support/server.js';
 import { testDatabases } from '../support/databases.js';
 
 const ADMIN = 'admin@localhost:adminpass';
@@ -14,8 +14,7 @@ for (const database of testDatabases()) {
 
     before(async () => {
       const settings = await database.settings('/tmp');
-      const config = { ...baseConfig(), ...sqlConfig(settings) };
-      if (settings.type === 'sqlite') delete (config as Record<string, unknown>).sql_database;
+      const config = { ...baseConfig(), ...serverSqlConfig(settings) };
       t = await TestServer.start(config);
       await t.bootstrapAdmin();
     });

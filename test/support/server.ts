@@ -45,6 +45,16 @@ export function sqlConfig(sql: SqlSettings): RawConfig {
   };
 }
 
+/**
+ * The SQL options of a test server on `sql`: on SQLite the server keeps its embedded database in its own
+ * data directory, so the file the settings name is not used.
+ */
+export function serverSqlConfig(sql: SqlSettings): RawConfig {
+  const config = sqlConfig(sql);
+  if (sql.type === 'sqlite') delete config.sql_database;
+  return config;
+}
+
 export interface ApiResponse {
   status: number;
   headers: Headers;

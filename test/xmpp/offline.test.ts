@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { testDatabases } from '../support/databases.js';
-import { sqlConfig, TestServer } from '../support/server.js';
+import { serverSqlConfig, TestServer } from '../support/server.js';
 import { collect, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const ADMIN = 'admin@localhost:adminpass';
@@ -172,8 +172,7 @@ for (const database of testDatabases()) {
 
     before(async () => {
       const settings = await database.settings('/tmp');
-      const config = { ...xmppConfig({ mod_offline: {} }), ...sqlConfig(settings) };
-      if (settings.type === 'sqlite') delete (config as Record<string, unknown>).sql_database;
+      const config = { ...xmppConfig({ mod_offline: {} }), ...serverSqlConfig(settings) };
       t = await TestServer.start(config);
       await t.bootstrapAdmin();
       for (const user of ['rené', 'rene', 'bob']) await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { client } from '@xmpp/client';
 import { testDatabases } from '../support/databases.js';
-import { sqlConfig, TestServer } from '../support/server.js';
+import { serverSqlConfig, TestServer } from '../support/server.js';
 import { collect, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const NS_ROSTER = 'jabber:iq:roster';
@@ -383,8 +383,7 @@ for (const database of testDatabases()) {
 
     before(async () => {
       const settings = await database.settings('/tmp');
-      const config = { ...xmppConfig(MODULES), ...sqlConfig(settings) };
-      if (settings.type === 'sqlite') delete (config as Record<string, unknown>).sql_database;
+      const config = { ...xmppConfig(MODULES), ...serverSqlConfig(settings) };
       t = await TestServer.start(config);
       await t.bootstrapAdmin();
       // Only ASCII names log in: @xmpp/client encodes SASL credentials with btoa (Latin-1, not UTF-8).

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { XmlElement, parseElement } from '@service/kernel';
 import { readField, writeField } from '../../modules/mod_vcard/src/fields.js';
 import { testDatabases } from '../support/databases.js';
-import { sqlConfig, TestServer } from '../support/server.js';
+import { serverSqlConfig, TestServer } from '../support/server.js';
 import { login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const ADMIN = 'admin@localhost:adminpass';
@@ -316,8 +316,7 @@ for (const database of testDatabases()) {
 
     before(async () => {
       const settings = await database.settings('/tmp');
-      const config = { ...xmppConfig(MODULES), ...sqlConfig(settings) };
-      if (settings.type === 'sqlite') delete (config as Record<string, unknown>).sql_database;
+      const config = { ...xmppConfig(MODULES), ...serverSqlConfig(settings) };
       t = await TestServer.start(config);
       await t.bootstrapAdmin();
       for (const user of ['alice', 'bob']) await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);
