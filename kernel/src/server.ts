@@ -29,7 +29,7 @@ import type { C2sListenerConfig, HttpListenerConfig } from './config/listeners.j
 import { OAUTH_MIGRATIONS } from './oauth/migrations.js';
 import { oauthBearerMechanism, xOAuth2Mechanism } from './oauth/sasl.js';
 import { OAUTH_HANDLER, OAuthEndpoints } from './oauth/endpoints/handler.js';
-import { ModelStore } from './oauth/provider/model-store.js';
+import type { ModelStore } from './oauth/provider/model-store.js';
 import { OAuthService } from './oauth/service.js';
 import { XMLRPC_HANDLER, createXmlRpcHandler } from './xmlrpc/frontend.js';
 import { startC2sListener } from './xmpp/c2s/listener.js';
@@ -312,7 +312,7 @@ export class Server implements ServerControl {
     services.xmpp.sasl.register(xOAuth2Mechanism(() => services.oauth), 'kernel', 80);
     services.xmpp.sasl.register(oauthBearerMechanism(() => services.oauth), 'kernel', 81);
     this.#http.register(XMLRPC_HANDLER, createXmlRpcHandler(services), 'kernel');
-    this.#oauthModels = new ModelStore(() => this.#storage.db(this.#oauthDb()));
+    this.#oauthModels = services.oauth.models;
     const endpoints = new OAuthEndpoints({
       oauth: () => services.oauth,
       accounts,
@@ -335,7 +335,7 @@ export class Server implements ServerControl {
     this.#http.register(OAUTH_HANDLER, endpoints.handler(), 'kernel');
     this.#hooks.add('clear_cache', () => services.oauth.tokens.clearCache());
     this.#hooks.add('remove_user', async (user, host) => {
-      await services.oauth.tokens.revokeWhere({ account: { user, host } });
+      await services.oauth.removeAccount({ user, host });
     });
     this.#c2sEnvironment = {
       xmpp: services.xmpp,

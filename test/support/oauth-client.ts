@@ -73,3 +73,57 @@ export function pkce(): { verifier: string; challenge: string } {
 export function basicAuth(id: string, secret: string): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` };
 }
+
+export interface CodeFlowOptions {
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly scope: string;
+  /** `user@host` and password, for the login page; without them the browser must be signed in already. */
+  readonly login?: { readonly jid: string; readonly password: string };
+  readonly state?: string;
+}
+
+/** The authorization request of the code flow with a fresh PKCE pair, as a path below the server. */
+export function authorizePath(options: CodeFlowOptions, extra: Record<string, string> = {}): { path: string; verifier: string } {
+  const { verifier, challenge } = pkce();
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: options.clientId,
+    redirect_uri: options.redirectUri,
+    scope: options.scope,
+    state: options.state ?? 'st',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+  return { path: `/oauth/authorize?${query}`, verifier };
+}
+
+/**
+ * Runs the authorization code flow in `browser` up to the redirect back to the client: the login page
+ * (or the consent page when signed in), Accept. Returns the code and its verifier.
+ */
+export async function authorizeCode(browser: Browser, base: string, options: CodeFlowOptions): Promise<{ code: string; verifier: string }> {
+  const { path, verifier } = authorizePath(options);
+  const page = await browser.follow(await browser.get(path));
+  // Signed in with this client's grant already: straight back with a code.
+  const direct = page.location?.searchParams.get('code');
+  if (direct) return { code: direct, verifier };
+  if (page.status !== 200) throw new Error(`authorization page: ${page.status} ${page.location ?? page.text.slice(0, 300)}`);
+  const action = new URL(page.text.match(/action="([^"]+)"/)![1]!.replace(/&amp;/g, '&'), base).pathname;
+  const fields: Record<string, string> = { ...hiddenFields(page.text), accept: '1' };
+  if (/name="password"/.test(page.text)) {
+    if (!options.login) throw new Error('the authorization page asks for a login, and none was given');
+    Object.assign(fields, { username: options.login.jid, password: options.login.password });
+  }
+  const done = await browser.follow(await browser.post(action, fields));
+  const code = done.location?.searchParams.get('code');
+  if (!code) throw new Error(`no code: ${done.status} ${done.location ?? done.text.slice(0, 300)}`);
+  return { code, verifier };
+}
+
+/** Redeems a code at the token endpoint as a public client; the parsed answer and its status. */
+export async function redeemCode(browser: Browser, options: CodeFlowOptions, code: string, verifier: string): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await browser.post('/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: options.redirectUri, client_id: options.clientId, code_verifier: verifier });
+  return { status: res.status, body: JSON.parse(res.text) };
+}

@@ -106,6 +106,16 @@ export class AccountService {
   }
 
   /**
+   * When the account was registered (epoch ms), or undefined when there is none: what tells a name
+   * registered again apart from the account that held it before (e.g. for a sign-in that outlived it).
+   */
+  async registeredAt(user: string, host: string): Promise<number | undefined> {
+    const { user: username, host: vhost } = this.#account(user, host);
+    const row = (await this.#db()(USERS_TABLE).first('created_at').where({ host: vhost, username })) as { created_at: number | string } | undefined;
+    return row ? Number(row.created_at) : undefined;
+  }
+
+  /**
    * The account named by command arguments, normalized, which must be registered on a served host: a name
    * that cannot be a JID part or a host not served here is a 400 naming the argument, an unknown account
    * a 404 naming it.

@@ -6,6 +6,7 @@ import { InvalidJid, parseJid } from '../accounts/jid.js';
 import { badArgument, failed, notFound } from '../commands/errors.js';
 import { defineCommand, type HandlersFor } from '../commands/types.js';
 import type { KernelServices } from '../modules/services.js';
+import { tokenRefusal } from '../oauth/eligibility.js';
 import { InvalidScope, splitScopes } from '../oauth/scopes.js';
 import type { OAuthService } from '../oauth/service.js';
 
@@ -30,8 +31,9 @@ export const oauthCommands = [
     tags: ['oauth', 'v1'],
     desc: 'Issue an OAuth token for the given jid',
     longdesc:
-      'The account must exist. Every scope must be valid: sasl_auth, service:admin, service:user, a scope a module declares, or the name of a loaded command — ' +
-      'anything else (a command of a module that is not enabled, a typo) is refused with `invalid_scope`. The lifetime is `ttl`, capped by `oauth_expire`. ' +
+      'The account must exist (404), and may neither be banned nor refused by `oauth_access` (422, naming the reason), as on every other way to a token. ' +
+      'Every scope must be valid: sasl_auth, service:admin, service:user, a scope a module declares, or the name of a loaded command that is not for the command line only — ' +
+      'anything else (a command of a module that is not enabled, `help`, a typo) is refused with `invalid_scope`. A scope given twice is granted once. The lifetime is `ttl`, capped by `oauth_expire`. ' +
       'The token itself is shown only here; the server keeps only its hash.',
     note: 'updated in 24.02',
     version: 1,
@@ -89,7 +91,9 @@ export const oauthCommands = [
     name: 'oauth_remove_client',
     tags: ['oauth'],
     desc: 'Remove OAuth client_id',
-    longdesc: 'Also revokes every token issued to that client. Fails with 404 when there is no such client.',
+    longdesc:
+      'Also revokes every token issued to that client, and its outstanding authorization codes and grants, so a client registered again under the same id cannot redeem them. ' +
+      'Fails with 404 when there is no such client.',
     args: [clientId],
     result: { name: 'res', type: 'restuple' },
     examples: [{ args: { client_id: 'client-id' }, result: 'OAuth client client-id removed' }],
@@ -106,11 +110,12 @@ export function oauthHandlers(services: KernelServices, oauth: () => OAuthServic
       throw err;
     }
     if (!parsed.user) throw badArgument('jid', `'${jidText}' is a server, not an account`);
-    const account = { user: parsed.user, host: parsed.host };
-    if (!(await services.accounts.exists(account.user, account.host))) throw notFound(`account ${account.user}@${account.host} does not exist`);
-    // An account that may not log in (banned) gets no token either: the token would be a way back in.
-    const refusal = await services.accounts.loginRefusal(account.user, account.host);
-    if (refusal) throw failed(`no token for ${account.user}@${account.host}: ${refusal}`);
+    // A host not served is a 400 naming the argument, an account that does not exist a 404.
+    const account = await services.accounts.existing(parsed.user, parsed.host);
+    // The same test as every other issuance (ejabberd applies oauth_access here too): an account that may not
+    // log in (banned) or that oauth_access refuses gets no token, which would be a way around either.
+    const refusal = await tokenRefusal(services.accounts, oauth(), account);
+    if (refusal) throw failed(`no token for ${account.user}@${account.host}: ${refusal.message}`);
     let checked: string[];
     try {
       checked = oauth().checkScopes(scopes);
@@ -152,8 +157,7 @@ export function oauthHandlers(services: KernelServices, oauth: () => OAuthServic
       return `OAuth client ${client_id} added`;
     },
     oauth_remove_client: async ({ client_id }: { client_id: string }) => {
-      await oauth().clients.remove(client_id);
-      await oauth().tokens.revokeWhere({ clientId: client_id });
+      await oauth().removeClient(client_id);
       return `OAuth client ${client_id} removed`;
     },
   } as unknown as HandlersFor<typeof oauthCommands>;

@@ -53,4 +53,18 @@ export const OAUTH_MIGRATIONS: readonly Migration[] = [
           t.index(['expires_at']);
         }),
   },
+  {
+    // Whose each model is, so that removing an account ends its sign-in sessions and grants, and removing a
+    // client its codes and grants. Rows written before have none; they expire within the refresh lifetime,
+    // and the authorization server checks the account on every issuance anyway.
+    id: '002_model_owners',
+    up: (knex) =>
+      knex.schema.alterTable(MODELS_TABLE, (t) => {
+        t.string('username', 191).nullable();
+        t.string('host', 191).nullable();
+        t.string('client_id', 191).nullable();
+        t.index(['host', 'username']);
+        t.index(['client_id']);
+      }),
+  },
 ];

@@ -9,7 +9,8 @@ import { CommandError } from '../commands/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { ScopeRegistry } from '../modules/scopes.js';
 import { ClientRegistry } from './clients.js';
-import { checkScopes } from './scopes.js';
+import { ModelStore } from './provider/model-store.js';
+import { allScopes, checkScopes, isScope } from './scopes.js';
 import { TokenService, mayObtainTokens, type TokenRecord, type TokenSettings } from './token-service.js';
 
 /** Token kinds that authenticate a request (refresh tokens only buy new access tokens). */
@@ -25,6 +26,8 @@ export interface OAuthSettings extends TokenSettings {
 export class OAuthService {
   readonly tokens: TokenService;
   readonly clients: ClientRegistry;
+  /** oidc-provider's sessions, grants, codes and interactions. */
+  readonly models: ModelStore;
 
   constructor(
     db: () => Knex,
@@ -36,6 +39,7 @@ export class OAuthService {
   ) {
     this.tokens = new TokenService(db, settings, logger);
     this.clients = new ClientRegistry(db);
+    this.models = new ModelStore(db);
   }
 
   get clientIdCheck(): OAuthSettings['clientIdCheck'] {
@@ -48,12 +52,12 @@ export class OAuthService {
   }
 
   isScope(name: string): boolean {
-    return this.scopes.has(name) || this.commands.has(name);
+    return isScope(name, this.scopes, this.commands);
   }
 
-  /** Every scope a token may carry now: the declared ones, then one per loaded command. */
+  /** Every scope a token may carry now: the declared ones, then one per loaded command callable with a token. */
   allScopes(): string[] {
-    return [...this.scopes.list().map((s) => s.name), ...this.commands.names()];
+    return allScopes(this.scopes, this.commands);
   }
 
   /** What a scope lets a token do, in a sentence, for the consent page. */
@@ -67,6 +71,28 @@ export class OAuthService {
   /** oauth_access for an account (and the caller's address, for ip rules). */
   mayObtainTokens(account: { user: string; host: string }, ip?: string): boolean {
     return mayObtainTokens(this.access(), this.settings().access, account, ip);
+  }
+
+  /** Why oauth_access refuses the account tokens, naming the rule; undefined when it allows them. */
+  accessRefusal(account: { user: string; host: string }, ip?: string): string | undefined {
+    if (this.mayObtainTokens(account, ip)) return undefined;
+    return `${account.user}@${account.host} is not allowed to obtain OAuth tokens on this server (oauth_access: ${this.settings().access})`;
+  }
+
+  /**
+   * Removes a client and everything issued to it: its tokens, and the codes, grants and interactions of
+   * the code flow, so that a client registered later under the same id cannot redeem any of them.
+   */
+  async removeClient(clientId: string): Promise<void> {
+    await this.clients.remove(clientId);
+    await this.tokens.revokeWhere({ clientId });
+    await this.models.removeClient(clientId);
+  }
+
+  /** Ends everything an account holds: its tokens, and its sign-in sessions, grants and codes of the code flow. */
+  async removeAccount(account: { user: string; host: string }): Promise<void> {
+    await this.tokens.revokeWhere({ account });
+    await this.models.removeAccount(account);
   }
 
   /**

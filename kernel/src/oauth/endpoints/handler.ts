@@ -16,7 +16,7 @@ import type { Logger } from '../../log/logger.js';
 import { loadProviderKeys, type ProviderKeys } from '../provider/keys.js';
 import { Interactions } from '../provider/interaction.js';
 import type { ModelStore } from '../provider/model-store.js';
-import { createProvider, type ProviderSettings } from '../provider/provider.js';
+import { createProvider, rememberClientIp, type ProviderSettings } from '../provider/provider.js';
 import { InvalidScope, splitScopes } from '../scopes.js';
 import type { OAuthService } from '../service.js';
 import { CsrfTokens } from './csrf.js';
@@ -24,6 +24,7 @@ import { ImplicitFlow } from './implicit-flow.js';
 import { introspect } from './introspection.js';
 import { LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { authorizationServerMetadata } from './metadata.js';
+import { errorPage } from './pages.js';
 import { OAuthError, sendOAuthError, sendOAuthJson } from './oauth-error.js';
 import { formParams, type Params } from './params.js';
 import { PasswordGrant } from './password-grant.js';
@@ -66,7 +67,7 @@ export class OAuthEndpoints {
     const csrf = new CsrfTokens();
     this.#implicit = new ImplicitFlow(env.oauth, csrf, owners, env.logger);
     this.#password = new PasswordGrant(env.oauth, owners, env.logger);
-    this.#interactions = new Interactions(env.oauth, csrf, owners, env.logger);
+    this.#interactions = new Interactions(env.oauth, csrf, owners, env.accounts, env.logger);
   }
 
   handler(): HttpRequestHandler {
@@ -91,12 +92,22 @@ export class OAuthEndpoints {
           break;
         case 'authorize':
           // `/authorize/<uid>` is where oidc-provider resumes the flow after our login page.
+          if (second !== undefined && rest.length > 0) break;
+          // RFC 6749 §3.1 requires GET and leaves POST optional; a form_post is a response mode, not a
+          // request method. Only GET is served, so the answer for another method says so.
+          if (ctx.method !== 'GET') {
+            ctx.set('Allow', 'GET');
+            return errorPage(ctx, 405, 'invalid_request', `${ctx.method} is not served here: the authorization endpoint takes GET`);
+          }
           if (second === undefined) return await this.#authorize(ctx);
-          if (rest.length === 0) return await this.#delegate(ctx, `/authorize/${encodeURIComponent(second)}`);
-          break;
+          return await this.#delegate(ctx, `/authorize/${encodeURIComponent(second)}`);
         case 'jwks':
-          if (second === undefined) return await this.#delegate(ctx, '/jwks');
-          break;
+          if (second !== undefined) break;
+          if (ctx.method !== 'GET') {
+            ctx.set('Allow', 'GET');
+            throw new OAuthError('invalid_request', `${ctx.method} is not served here: use GET`, 405);
+          }
+          return await this.#delegate(ctx, '/jwks');
         case 'interaction':
           if (second !== undefined && rest.length === 0) return await this.#interactions.handle(ctx, (await this.#provider(ctx)).provider, second);
           break;
@@ -130,15 +141,8 @@ export class OAuthEndpoints {
     if (!PROVIDER_GRANTS.has(grantType)) {
       throw new OAuthError('unsupported_grant_type', `grant_type '${grantType}' is not supported: use password, authorization_code, refresh_token or client_credentials`);
     }
-    const scope = params.get('scope');
-    if (scope) {
-      try {
-        this.env.oauth().checkScopes(splitScopes(scope));
-      } catch (err) {
-        if (err instanceof InvalidScope) throw new OAuthError('invalid_scope', err.message);
-        throw err;
-      }
-    }
+    this.#checkTokenScopes(grantType, params);
+    await this.#checkSourceScopes(grantType, params);
     // oidc-provider holds each client to one authentication method; we accept Basic or the body for all.
     const body = new URLSearchParams([...params]);
     const secret = body.get('client_secret');
@@ -150,6 +154,52 @@ export class OAuthEndpoints {
       ctx.req.headers.authorization = `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString('base64')}`;
     }
     await this.#delegate(ctx, '/token', body.toString());
+  }
+
+  /**
+   * The scope parameter, when there is one, must be valid now. client_credentials needs one, as every other
+   * way to a token does: a token without scope would run nothing.
+   */
+  #checkTokenScopes(grantType: string, params: Params): void {
+    const scope = params.get('scope');
+    if (!scope && grantType !== 'client_credentials') return;
+    try {
+      this.env.oauth().checkScopes(splitScopes(scope ?? ''));
+    } catch (err) {
+      if (err instanceof InvalidScope) throw new OAuthError('invalid_scope', err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * A code or refresh token redeemed without a scope parameter asks for the scopes it was granted; oidc-provider
+   * would re-issue them as they are, even a command whose module has been disabled since. Each must still be a
+   * scope now, as on every other way to a token.
+   */
+  async #checkSourceScopes(grantType: string, params: Params): Promise<void> {
+    if (params.get('scope')) return;
+    let granted: string | undefined;
+    let source: string;
+    if (grantType === 'refresh_token') {
+      const value = params.get('refresh_token');
+      const record = value ? await this.env.oauth().tokens.lookup(value) : undefined;
+      granted = record?.kind === 'refresh' ? record.scopes.join(' ') : undefined;
+      source = 'refresh token';
+    } else if (grantType === 'authorization_code') {
+      const value = params.get('code');
+      const code = value ? await this.env.models.find('AuthorizationCode', value) : undefined;
+      granted = typeof code?.scope === 'string' ? code.scope : undefined;
+      source = 'authorization code';
+    } else {
+      return;
+    }
+    if (!granted) return;
+    try {
+      this.env.oauth().checkScopes(splitScopes(granted));
+    } catch (err) {
+      if (err instanceof InvalidScope) throw new OAuthError('invalid_scope', `this ${source} was granted a scope that is no longer valid: ${err.message}`);
+      throw err;
+    }
   }
 
   /**
@@ -179,6 +229,7 @@ export class OAuthEndpoints {
   async #delegate(ctx: HttpContext, path: string, body?: string): Promise<void> {
     const { callback } = await this.#provider(ctx);
     const req = ctx.req as IncomingMessage & { originalUrl?: string; body?: string };
+    rememberClientIp(req, ctx.state.ip);
     const query = ctx.querystring ? `?${ctx.querystring}` : '';
     req.originalUrl = `${ctx.state.mount.replace(/\/$/, '')}${path}${query}`;
     req.url = `${path}${query}`;

@@ -17,8 +17,14 @@ import { authorizationPage, errorPage } from './pages.js';
 import { formParams, queryParams, ttlParam, type Params } from './params.js';
 import type { ResourceOwnerLogin } from './resource-owner.js';
 
-/** What the form carries from the GET to the POST, and what its CSRF token is bound to. */
+/** What the form carries from the GET to the POST. */
 const REQUEST_FIELDS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'ttl'] as const;
+/**
+ * What its CSRF token is bound to: the request but its `ttl`. ejabberd's form lets the person choose the
+ * lifetime, so a `ttl` field added or changed on the way is theirs to set; it can only be shorter than
+ * oauth_expire, never grant more.
+ */
+const BOUND_FIELDS = REQUEST_FIELDS.filter((name) => name !== 'ttl');
 
 function redirect(ctx: HttpContext, target: URL, values: Record<string, string>): void {
   const url = new URL(target);
@@ -48,7 +54,7 @@ export class ImplicitFlow {
     try {
       params = ctx.method === 'GET' ? queryParams(ctx) : await formParams(ctx);
     } catch (err) {
-      if (err instanceof OAuthError) return errorPage(ctx, 400, err.code, err.description);
+      if (err instanceof OAuthError) return errorPage(ctx, err.status, err.code, err.description);
       throw err;
     }
     const oauth = this.oauth();
@@ -71,7 +77,7 @@ export class ImplicitFlow {
       if (err instanceof OAuthError) return fail(err.code, err.description);
       throw err;
     }
-    const bound = REQUEST_FIELDS.map((name) => params.get(name) ?? '');
+    const bound = BOUND_FIELDS.map((name) => params.get(name) ?? '');
     const show = (status: number, error?: string, username?: string) =>
       authorizationPage(ctx, status, {
         action: `${ctx.state.mount.replace(/\/$/, '')}/authorization_token`,

@@ -13,8 +13,11 @@ export function authorizationServerMetadata(issuer: string, scopes: readonly str
     introspection_endpoint: at('/introspect'),
     jwks_uri: at('/jwks'),
     scopes_supported: scopes,
-    response_types_supported: ['code', 'token'],
-    response_modes_supported: ['query'],
+    // RFC 8414 describes these for authorization_endpoint, which is oidc-provider's: the code flow, its
+    // answer in the query, the fragment or an auto-submitted form. ejabberd's implicit grant (token in the
+    // query) is at x-implicit_authorization_endpoint, and listed among grant_types_supported.
+    response_types_supported: ['code'],
+    response_modes_supported: ['query', 'fragment', 'form_post'],
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'password', 'implicit'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],

@@ -28,6 +28,9 @@ export class OAuthError extends Error {
   }
 }
 
+/** The challenge of a client that failed to authenticate, the same on every path of the token endpoint. */
+export const CLIENT_CHALLENGE = 'Basic realm="service_oauth", error="invalid_client"';
+
 export function noStore(ctx: HttpContext): void {
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');
@@ -41,7 +44,7 @@ export function sendOAuthJson(ctx: HttpContext, status: number, body: Record<str
 }
 
 export function sendOAuthError(ctx: HttpContext, error: OAuthError): void {
-  if (error.status === 401) ctx.set('WWW-Authenticate', 'Basic realm="service_oauth", error="invalid_client"');
+  if (error.status === 401) ctx.set('WWW-Authenticate', CLIENT_CHALLENGE);
   if (error.retryAfter !== undefined) ctx.set('Retry-After', String(error.retryAfter));
   sendOAuthJson(ctx, error.status, { error: error.code, error_description: error.description });
 }

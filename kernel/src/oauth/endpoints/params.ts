@@ -2,6 +2,7 @@
  * Request parameters of the OAuth endpoints: the query of a GET, the urlencoded body of a POST. RFC 6749
  * §3.1 forbids sending a parameter twice, so a repeated one is an error rather than a silent pick.
  */
+import { CommandError } from '../../commands/errors.js';
 import { readBodyText } from '../../http/body.js';
 import type { HttpContext } from '../../http/types.js';
 import { OAuthError } from './oauth-error.js';
@@ -29,7 +30,21 @@ export async function formParams(ctx: HttpContext): Promise<Params> {
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
     throw new OAuthError('invalid_request', `the body must be application/x-www-form-urlencoded, not ${type || 'missing'}`);
   }
-  return parseParams(await readBodyText(ctx, Math.min(FORM_LIMIT, ctx.state.listener.max_body_size)));
+  const listenerLimit = ctx.state.listener.max_body_size;
+  let text: string;
+  try {
+    text = await readBodyText(ctx, Math.min(FORM_LIMIT, listenerLimit));
+  } catch (err) {
+    // Answered as an OAuth error (JSON with no-store on the token endpoint, a page on the forms), naming the
+    // limit that applied: usually this one, below the listener's max_body_size.
+    if (err instanceof CommandError && err.kind === 'too_large') {
+      const limit = FORM_LIMIT <= listenerLimit ? `${FORM_LIMIT} bytes, the limit of the OAuth endpoints` : `${listenerLimit} bytes (max_body_size of this listener)`;
+      throw new OAuthError('invalid_request', `the request body exceeds ${limit}`, 413);
+    }
+    if (err instanceof CommandError && err.kind === 'bad_request') throw new OAuthError('invalid_request', err.message);
+    throw err;
+  }
+  return parseParams(text);
 }
 
 /** A parameter that must be there and not empty. */
@@ -39,10 +54,13 @@ export function required(params: Params, name: string): string {
   return value;
 }
 
-/** The optional `ttl` (seconds) of ejabberd's forms. */
+/**
+ * The optional `ttl` (seconds) of ejabberd's forms. Any positive whole number is accepted: the lifetime is
+ * capped by oauth_expire anyway, so a huge one means "as long as allowed" rather than an error.
+ */
 export function ttlParam(params: Params): number | undefined {
   const text = params.get('ttl');
   if (text === undefined || text === '') return undefined;
-  if (!/^[1-9][0-9]{0,9}$/.test(text)) throw new OAuthError('invalid_request', `ttl must be a positive number of seconds, got '${text}'`);
-  return Number(text);
+  if (!/^[0-9]+$/.test(text) || /^0+$/.test(text)) throw new OAuthError('invalid_request', `ttl must be a positive number of seconds, got '${text}'`);
+  return Math.min(Number(text), Number.MAX_SAFE_INTEGER);
 }

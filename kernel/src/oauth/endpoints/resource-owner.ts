@@ -47,9 +47,8 @@ export class ResourceOwnerLogin {
       return { ok: false, reason: 'wrong', message: 'wrong JID or password' };
     }
     this.limiter.succeeded(key);
-    if (!this.oauth().mayObtainTokens(account, ip)) {
-      return { ok: false, reason: 'denied', message: `${key} is not allowed to obtain OAuth tokens on this server (oauth_access)` };
-    }
+    const denial = this.oauth().accessRefusal(account, ip);
+    if (denial) return { ok: false, reason: 'denied', message: denial };
     return { ok: true, account };
   }
 }

@@ -6,8 +6,10 @@
  */
 import type Provider from 'oidc-provider';
 import type { InteractionDetails } from 'oidc-provider';
+import type { AccountService } from '../../accounts/accounts.js';
 import type { HttpContext } from '../../http/types.js';
 import type { Logger } from '../../log/logger.js';
+import { tokenRefusal } from '../eligibility.js';
 import { InvalidScope, splitScopes } from '../scopes.js';
 import type { OAuthService } from '../service.js';
 import type { CsrfTokens } from '../endpoints/csrf.js';
@@ -21,6 +23,7 @@ export class Interactions {
     private readonly oauth: () => OAuthService,
     private readonly csrf: CsrfTokens,
     private readonly owners: ResourceOwnerLogin,
+    private readonly accounts: AccountService,
     private readonly logger: Logger,
   ) {}
 
@@ -68,7 +71,7 @@ export class Interactions {
     try {
       params = await formParams(ctx);
     } catch (err) {
-      if (err instanceof OAuthError) return show(400, err.description);
+      if (err instanceof OAuthError) return show(err.status, err.description);
       throw err;
     }
     if (!this.csrf.consume(params.get('csrf_token'), [uid])) {
@@ -78,11 +81,12 @@ export class Interactions {
 
     let accountId: string;
     if (signedInAs) {
+      // Consent only: the account was checked when /authorize used the session; check again, as a ban or an
+      // oauth_access change may have come while the page was open.
       const at = signedInAs.lastIndexOf('@');
       const account = { user: signedInAs.slice(0, at), host: signedInAs.slice(at + 1) };
-      if (!oauth.mayObtainTokens(account, ctx.state.ip)) {
-        return finish({ error: 'access_denied', error_description: `${signedInAs} is not allowed to obtain OAuth tokens on this server (oauth_access)` });
-      }
+      const refusal = await tokenRefusal(this.accounts, oauth, account, { ip: ctx.state.ip });
+      if (refusal) return finish({ error: 'access_denied', error_description: refusal.message });
       accountId = signedInAs;
     } else {
       const outcome = await this.owners.login(params.get('username') ?? '', params.get('password') ?? '', ctx.state.ip);
@@ -93,7 +97,10 @@ export class Interactions {
       }
       accountId = `${outcome.account.user}@${outcome.account.host}`;
     }
-    const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+    // The session's earlier grant for this client, when it is this account's (after a new login as someone
+    // else it is not, and oidc-provider would refuse the mismatch).
+    const previous = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+    const existing = previous?.accountId === accountId && previous.clientId === clientId ? previous : undefined;
     const grant = existing ?? new provider.Grant({ accountId, clientId });
     grant.addOIDCScope(scopes.join(' '));
     const grantId = await grant.save();

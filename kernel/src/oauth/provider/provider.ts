@@ -5,9 +5,11 @@
  * its login and consent pages are ours (interaction.ts); revocation, introspection and the password and
  * implicit grants are served by our own endpoints, so every token answers to the same rules.
  */
+import type { IncomingMessage } from 'node:http';
 import type { AccountService } from '../../accounts/accounts.js';
 import type { HttpContext } from '../../http/types.js';
 import type { Logger } from '../../log/logger.js';
+import { tokenRefusal } from '../eligibility.js';
 import { verifySecret } from '../secrets.js';
 import type { OAuthService } from '../service.js';
 import { errorPage } from '../endpoints/pages.js';
@@ -15,8 +17,9 @@ import { adapterClass } from './adapter.js';
 import type { ProviderKeys } from './keys.js';
 import { LiveScopes } from './live-scopes.js';
 import type { ModelStore } from './model-store.js';
+import { TokenErrors } from './token-errors.js';
 import type Provider from 'oidc-provider';
-import type { ClientInstance } from 'oidc-provider';
+import type { ClientInstance, OIDCProviderError, ProviderContext } from 'oidc-provider';
 
 export interface ProviderSettings {
   /** oauth_expire, seconds. */
@@ -61,6 +64,13 @@ function routeProviderNotices(logger: Logger): void {
   }
 }
 
+/** The caller's address as our listener established it (proxies considered), for ip rules of oauth_access. */
+const clientIps = new WeakMap<IncomingMessage, string>();
+
+export function rememberClientIp(req: IncomingMessage, ip: string): void {
+  clientIps.set(req, ip);
+}
+
 function accountParts(accountId: string): { user: string; host: string } | undefined {
   const at = accountId.lastIndexOf('@');
   return at > 0 ? { user: accountId.slice(0, at), host: accountId.slice(at + 1) } : undefined;
@@ -68,8 +78,25 @@ function accountParts(accountId: string): { user: string; host: string } | undef
 
 export async function createProvider(setup: ProviderSetup): Promise<Provider> {
   routeProviderNotices(setup.logger);
-  const { default: ProviderClass } = await import('oidc-provider');
+  const { default: ProviderClass, errors, interactionPolicy } = await import('oidc-provider');
   const { oauth, settings, logger } = setup;
+  const { Check } = interactionPolicy;
+  const policy = interactionPolicy.base();
+  // A sign-in whose account is gone or was registered again (findAccount found none) is no sign-in: it is
+  // forgotten and the person logs in afresh. oidc-provider would otherwise ask for consent only, and fail
+  // (500) on the missing account.
+  policy.get('login')!.checks.add(
+    new Check('account_unavailable', 'the signed-in account no longer exists', 'login_required', (ctx) => {
+      const session = ctx.oidc?.session;
+      if (!session?.accountId || ctx.oidc?.account) return Check.NO_NEED_TO_PROMPT;
+      delete session.accountId;
+      session.loginTs = undefined;
+      session.authorizations = {};
+      return Check.REQUEST_PROMPT;
+    }),
+    0,
+  );
+  const tokenErrors = new TokenErrors();
   const provider = new ProviderClass(setup.issuer, {
     adapter: adapterClass({
       tokens: () => oauth().tokens,
@@ -116,12 +143,22 @@ export async function createProvider(setup: ProviderSetup): Promise<Provider> {
       Session: () => 24 * 3600,
       IdToken: () => 3600,
     },
-    findAccount: async (_ctx: unknown, sub: string) => {
+    // Asked whenever a session is used at /authorize and whenever a code or refresh token is redeemed: the
+    // account must still exist (and be the one that signed in), not be banned, and pass oauth_access — at
+    // every issuance, not only at login.
+    findAccount: async (ctx: ProviderContext, sub: string, token?: { authTime?: number }) => {
       const account = accountParts(sub);
-      if (!account || !(await setup.accounts.exists(account.user, account.host).catch(() => false))) return undefined;
-      return { accountId: sub, claims: async () => ({ sub }) };
+      if (!account) return undefined;
+      const onTokenEndpoint = ctx.oidc?.route === 'token';
+      const authTime = onTokenEndpoint ? token?.authTime : ctx.oidc?.session?.loginTs;
+      const refusal = await tokenRefusal(setup.accounts, oauth(), account, { ip: clientIps.get(ctx.req), authTime });
+      if (!refusal) return { accountId: sub, claims: async () => ({ sub }) };
+      if (onTokenEndpoint) throw new errors.CustomOIDCProviderError('invalid_grant', refusal.message);
+      // At /authorize: a gone account means a new login (the account_unavailable check); a refused one is told so.
+      if (refusal.kind === 'missing' || refusal.kind === 'replaced') return undefined;
+      throw new errors.AccessDenied(refusal.message);
     },
-    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${setup.mount}/interaction/${interaction.uid}` },
+    interactions: { policy, url: (_ctx: unknown, interaction: { uid: string }) => `${setup.mount}/interaction/${interaction.uid}` },
     cookies: {
       keys: setup.keys.cookieKeys,
       names: { session: 'oauth_session', interaction: 'oauth_interaction', resume: 'oauth_interaction_resume' },
@@ -145,5 +182,10 @@ export async function createProvider(setup: ProviderSetup): Promise<Provider> {
     return this.clientSecret !== undefined && (await verifySecret(actual, this.clientSecret));
   };
   provider.on('server_error', (_ctx: unknown, err: unknown) => logger.error({ err }, 'OAuth authorization server error'));
+  provider.on('grant.error', (ctx: unknown, err: unknown) => tokenErrors.record(ctx as ProviderContext, err as OIDCProviderError));
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.path === PROVIDER_ROUTES.token) tokenErrors.rewrite(ctx);
+  });
   return provider;
 }
