@@ -3,6 +3,7 @@
  * public id, revoking (at once, with the cache on), expiry, Bearer authentication with api_permissions'
  * oauth clauses, and the identity binding of tokens without service:admin.
  */
+import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import { oauthConfig } from '../support/oauth-config.js';
 import { TestServer } from '../support/server.js';
@@ -118,6 +119,31 @@ describe('OAuth tokens', () => {
       const { token } = await issue('ann@localhost', 300, ['service:user']);
       expect((await t.api('registered_users', { host: 'localhost' }, { headers: bearer(token) })).status).to.equal(403);
       expect((await t.api('register', { user: 'x', host: 'localhost', password: 'p' }, { headers: bearer(token) })).status).to.equal(403);
+    });
+
+    it('answers a Bearer header with empty or bad credentials with the Bearer challenge (invalid_token), never Basic', async () => {
+      const unauthorized = { status: 'error', code: 10, message: 'Oauth Token is invalid or expired.' };
+      for (const authorization of ['Bearer ', 'Bearer', 'bearer   ', 'BEARER not-a-token', 'Bearer not-a-token']) {
+        const res = await t.api('user_resources', {}, { authorization });
+        expect(res.status, JSON.stringify(authorization)).to.equal(401);
+        expect(res.body, JSON.stringify(authorization)).to.deep.equal(unauthorized);
+        expect(res.headers.get('www-authenticate'), JSON.stringify(authorization)).to.equal('Bearer error="invalid_token"');
+      }
+      // fetch trims header values; node:http sends "Bearer " byte for byte, as a careless client would.
+      const raw = await new Promise<{ status: number; challenge: string | undefined; body: string }>((resolve, reject) => {
+        const req = httpRequest(t.url('/api/user_resources'), { method: 'POST', headers: { authorization: 'Bearer ', 'content-type': 'application/json' } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, challenge: res.headers['www-authenticate'], body }));
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+      expect(raw).to.deep.equal({ status: 401, challenge: 'Bearer error="invalid_token"', body: JSON.stringify(unauthorized) });
+      // Basic keeps the Basic challenge.
+      const basic = await t.api('user_resources', {}, { basic: 'ann@localhost:wrong' });
+      expect(basic.status).to.equal(401);
+      expect(basic.headers.get('www-authenticate')).to.equal('Basic realm="service", charset="UTF-8"');
     });
 
     it('grants a per-command scope for that command only', async () => {

@@ -14,6 +14,14 @@ export interface BearerResolver {
 
 export type HttpCredentials = Pick<Caller, 'account' | 'oauth'>;
 
+/** `Authorization: <scheme> <credentials>`: the scheme in lower case (schemes are case-insensitive), the credentials trimmed. */
+function parseAuthorization(header: string): { scheme: string; value: string } {
+  const trimmed = header.trim();
+  const space = trimmed.indexOf(' ');
+  if (space === -1) return { scheme: trimmed.toLowerCase(), value: '' };
+  return { scheme: trimmed.slice(0, space).toLowerCase(), value: trimmed.slice(space + 1).trim() };
+}
+
 const invalidCredentials = () => new CommandError('unauthorized', 'invalid credentials: expected user@host and the right password');
 
 export class HttpAuthenticator {
@@ -28,9 +36,7 @@ export class HttpAuthenticator {
 
   async authenticate(header: string | undefined): Promise<HttpCredentials> {
     if (!header) return {};
-    const space = header.indexOf(' ');
-    const scheme = (space === -1 ? header : header.slice(0, space)).toLowerCase();
-    const value = space === -1 ? '' : header.slice(space + 1).trim();
+    const { scheme, value } = parseAuthorization(header);
     if (scheme === 'basic') return { account: await this.#basic(value) };
     if (scheme === 'bearer') {
       if (!this.#bearer) throw new CommandError('unauthorized', 'bearer tokens are not accepted: no OAuth token service is running');
@@ -38,6 +44,18 @@ export class HttpAuthenticator {
       return { account, oauth: { scopes, tokenId } };
     }
     throw new CommandError('unauthorized', `unsupported authorization scheme '${scheme}': use Basic or Bearer`);
+  }
+
+  /**
+   * The WWW-Authenticate challenge for a request refused with 401 (RFC 7235 §4.1). A request that used
+   * Bearer gets Bearer's (RFC 6750 §3), also when the credentials are empty: the header ends up as just
+   * `Bearer` once HTTP drops the trailing space, and that is still a token attempt, not a Basic one.
+   * It is invalid_token in every case, never invalid_request: the answer is 401 (code 10), which RFC 6750
+   * pairs with invalid_token (invalid_request goes with 400), and getting a token is the remedy either way.
+   */
+  challenge(header: string | undefined): string {
+    if (header && parseAuthorization(header).scheme === 'bearer') return 'Bearer error="invalid_token"';
+    return 'Basic realm="service", charset="UTF-8"';
   }
 
   /**

@@ -309,10 +309,10 @@ export class C2SStream implements StreamControl {
   }
 
   async #saslStep(text: string, mechanism: string, failure: (condition: string, text?: string) => void): Promise<void> {
-    const exchange = this.#sasl!.exchange;
+    const { exchange, mechanism: current } = this.#sasl!;
     if (text !== '=' && !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) {
       this.#sasl = undefined;
-      return failure('incorrect-encoding', 'the response is not base64');
+      return failure(current.encodingFailure ?? 'incorrect-encoding', 'the response is not base64');
     }
     let user: string | undefined;
     try {

@@ -65,6 +65,11 @@ export interface SaslExchange {
 
 export interface SaslMechanism {
   readonly name: string;
+  /**
+   * The condition a response that is not base64 fails with: RFC 6120's incorrect-encoding unless the
+   * mechanism's own rules say otherwise (the OAuth mechanisms answer every failure with not-authorized).
+   */
+  readonly encodingFailure?: SaslCondition;
   /** Whether to offer it on this stream. */
   offered(peer: SaslPeer): boolean;
   start(peer: SaslPeer, services: SaslServices): SaslExchange;

@@ -8,6 +8,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidJid, nodeprep } from '../../accounts/jid.js';
 import { DEFAULT_SCRAM_ITERATIONS, SCRAM_SALT_BYTES, scramDigest, scramHmac, type ScramHash } from '../../accounts/scram.js';
+import { unescapeSaslname } from './gs2.js';
 import { checkAuthzid } from './plain.js';
 import { SaslFailure, type ChannelBindingType, type SaslExchange, type SaslMechanism, type SaslPeer, type SaslServices } from './mechanism.js';
 
@@ -24,10 +25,10 @@ export function scramMechanism(base: 'SCRAM-SHA-1' | 'SCRAM-SHA-256' | 'SCRAM-SH
   };
 }
 
-/** `saslname` unescaping: `=2C` is a comma, `=3D` an equals sign; any other `=` is malformed. */
 function unescapeName(text: string): string {
-  if (/=(?!2C|3D)/.test(text)) throw new SaslFailure('malformed-request', 'invalid escape in the user name');
-  return text.replace(/=2C/g, ',').replace(/=3D/g, '=');
+  const name = unescapeSaslname(text);
+  if (name === undefined) throw new SaslFailure('malformed-request', 'invalid escape in the user name');
+  return name;
 }
 
 function attributes(message: string): Map<string, string> {
