@@ -45,6 +45,8 @@ export function enforceBans(ctx: AdminContext, bans: BanRecords): void {
     50,
     owner,
   );
+  // The stored ban goes with the account's private storage; its cached answer must go too.
+  hooks.add('remove_user', (user, host) => bans.forget({ user, host }), 50, owner);
   hooks.add(
     'c2s_session_bound',
     async (session) => {

@@ -60,6 +60,11 @@ export class BanRecords {
     return removed;
   }
 
+  /** Drops what is known of the account: it was removed, and a new account of that name is not banned. */
+  forget(account: AccountKey): void {
+    this.#cache.delete(key(account));
+  }
+
   #remember(account: AccountKey, ban: BanDetails | undefined): void {
     const k = key(account);
     this.#cache.delete(k);

@@ -12,6 +12,7 @@ import { need, type AdminContext } from '../context.js';
 import { bareJid, existingAccount } from '../lookup.js';
 import { enforceBans, kickError } from './ban-enforcement.js';
 import { BAN_FIELDS, BanRecords, NS_BANNED, type BanDetails } from './ban-records.js';
+import { xep0082 } from '../vcard/last.js';
 
 export const banCommands = [
   defineCommand({
@@ -90,7 +91,7 @@ export function banHandlers(ctx: AdminContext): HandlersFor<typeof banCommands> 
     if (xmpp.sessions.byAccount(bareJid(account)).length > 0) return { lastdate: now, lastreason: 'ONLINE' };
     const last = ctx.depends<LastActivityApi | undefined>('mod_last');
     const record = await last?.get(account.user, account.host);
-    return record ? { lastdate: new Date(record.timestamp).toISOString(), lastreason: record.status } : { lastdate: '', lastreason: '' };
+    return record ? { lastdate: xep0082(record.timestamp), lastreason: record.status } : { lastdate: '', lastreason: '' };
   };
 
   return {
@@ -102,7 +103,8 @@ export function banHandlers(ctx: AdminContext): HandlersFor<typeof banCommands> 
       await changes.run(jid, async () => {
         const existing = await bans.read(account);
         if (existing) throw conflict(`account ${jid} is already banned (since ${existing.bandate || 'an unknown date'}${existing.reason ? `: ${existing.reason}` : ''})`);
-        const bandate = new Date().toISOString();
+        // Whole seconds, as get_last writes the same instants.
+        const bandate = xep0082(Date.now());
         const ban: BanDetails = { reason, bandate, ...(await lastActivity(account, bandate)) };
         // Stored first: from here on no new login gets in, so a client that reconnects at once after
         // the kick is refused.
