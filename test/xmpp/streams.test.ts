@@ -139,6 +139,40 @@ describe('stream negotiation', () => {
       secure.destroy();
     });
 
+    it('gives each stream a new id, names the client in its header, and compares JIDs in their prepared form', async () => {
+      const socket = await open(t.server.portOf('service_c2s')!);
+      const header = HEADER.replace("to='localhost'", "to='localhost' from='Erin@LocalHost'");
+      const ids: string[] = [];
+      const idOf = (text: string) => /<stream:stream [^>]*\bid='([^']+)'/.exec(text)![1]!;
+      socket.write(header + "<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>");
+      const first = await readUntil(socket, /<proceed/);
+      expect(first).to.match(/<stream:stream [^>]*\bto='erin@localhost'/);
+      ids.push(idOf(first));
+      const secure = tlsConnect({ socket, servername: 'localhost' });
+      await new Promise((resolve) => secure.once('secureConnect', resolve));
+      secure.write(header);
+      const afterTls = await readUntil(secure, /<\/stream:features>/);
+      ids.push(idOf(afterTls));
+      secure.write(`<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='PLAIN'>${Buffer.from('\0erin\0pw').toString('base64')}</auth>`);
+      await readUntil(secure, /<success/);
+      secure.write(header);
+      ids.push(idOf(await readUntil(secure, /<\/stream:features>/)));
+      expect(new Set(ids).size).to.equal(3);
+
+      // A bind request without an id is refused; with one, it binds.
+      secure.write("<iq type='set'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>r</resource></bind></iq>");
+      expect(await readUntil(secure, /<\/iq>/)).to.match(/type='error'[\s\S]*<bad-request/);
+      secure.write("<iq type='set' id='b'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>r</resource></bind></iq>");
+      await readUntil(secure, /<jid>erin@localhost\/r<\/jid>/);
+      // The account's own address in another case is still its address; a request without 'to' is
+      // answered, error or not, from the account.
+      secure.write("<iq type='get' id='u' from='ERIN@localhost/r'><query xmlns='urn:example:unknown'/></iq>");
+      const unknown = await readUntil(secure, /id='u'[\s\S]*<\/iq>/);
+      expect(unknown).to.match(/<iq [^>]*from='erin@localhost'/).and.match(/<service-unavailable/);
+      expect(unknown).to.not.match(/from='localhost'|invalid-from/);
+      secure.destroy();
+    });
+
     it('closes a stream that does not negotiate in time with connection-timeout', async () => {
       await t.writeConfig({ ...xmppConfig(), listen: [...(xmppConfig().listen as any[]).slice(0, 1), { port: 0, ip: '127.0.0.1', module: 'service_c2s', negotiation_timeout: 1 }] });
       expect((await t.api('reload_config', {}, { basic: 'admin@localhost:adminpass' })).body).to.equal(0);

@@ -48,10 +48,16 @@ const IQ_TYPES = new Set(['get', 'set', 'result', 'error']);
 type Stage = 'header' | 'negotiating' | 'authenticated' | 'bound' | 'closed';
 
 export class C2SStream implements StreamControl {
-  readonly id = randomBytes(12).toString('base64url');
+  /** The current stream's id: a new one for each header (RFC 6120 §4.7.3; a restart after TLS or SASL is a new stream). */
+  #id = newStreamId();
+
+  get id(): string {
+    return this.#id;
+  }
   #stage: Stage = 'header';
   /** The server's header was sent for the current stream (restarts open a new one). */
   #opened = false;
+  #headersSent = 0;
   #host: string | undefined;
   #user: string | undefined;
   #sasl: { mechanism: SaslMechanism; exchange: SaslExchange } | undefined;
@@ -153,9 +159,11 @@ export class C2SStream implements StreamControl {
   // ---------------------------------------------------------------------------------------------
   // The stream header
 
-  #sendHeader(host: string): void {
+  #sendHeader(host: string, peer?: string): void {
+    if (this.#headersSent++ > 0) this.#id = newStreamId();
     this.#opened = true;
-    this.transport.sendOpen({ id: this.id, from: host, version: '1.0', 'xml:lang': 'en' });
+    // RFC 6120 §4.7.2: the response header names the initiating entity when its header did.
+    this.transport.sendOpen({ id: this.#id, from: host, ...(peer ? { to: peer } : {}), version: '1.0', 'xml:lang': 'en' });
   }
 
   #open(attrs: Record<string, string>, name: string, ns: string | undefined): void {
@@ -171,7 +179,7 @@ export class C2SStream implements StreamControl {
     if (!served.includes(to)) return fail('host-unknown', `${to} is not served here`);
     if (this.#host && to !== this.#host) return fail('host-unknown', `a restarted stream must be for ${this.#host}`);
     if (!attrs.version || !/^1\.\d+$/.test(attrs.version)) return fail('unsupported-version', 'this server speaks XMPP 1.0 streams (version="1.0")');
-    this.#sendHeader(to);
+    this.#sendHeader(to, attrs.from !== undefined ? Jid.tryParse(attrs.from)?.full : undefined);
     if (this.#stage === 'header') this.#stage = 'negotiating';
     this.transport.sendElement(this.#features());
   }
@@ -369,6 +377,8 @@ export class C2SStream implements StreamControl {
   async #bind(iq: XmlElement): Promise<void> {
     const reply = (payload: XmlElement | undefined, type = 'result') => this.transport.sendElement(x('iq', { type, id: iq.attr('id') }, payload));
     if (iq.attr('type') !== 'set') return reply(new StanzaError('bad-request').toElement(), 'error');
+    // Like every IQ, a bind request needs an id (RFC 6120 §8.1.3): the client matches the answer by it.
+    if (!iq.attr('id')) return reply(new StanzaError('bad-request', 'an IQ needs an id').toElement(), 'error');
     const requested = iq.getChild('bind', NS.BIND)!.getChildText('resource')?.trim();
     let resource: string;
     try {
@@ -406,7 +416,11 @@ export class C2SStream implements StreamControl {
     const router = this.env.xmpp.router;
     const from = stanza.attr('from');
     if (from !== undefined && from !== session.jid.full && from !== session.jid.bare) {
-      return this.close(new StreamError('invalid-from', `this stream is ${session.jid.full}, not ${from}`));
+      // The same JID written otherwise (ALICE@localhost) is the same address: compare prepared forms.
+      const claimed = Jid.tryParse(from);
+      if (!claimed || (claimed.full !== session.jid.full && !(claimed.isBare && claimed.bare === session.jid.bare))) {
+        return this.close(new StreamError('invalid-from', `this stream is ${session.jid.full}, not ${from}`));
+      }
     }
     stanza.setAttr('from', session.jid.full);
     const type = stanza.attr('type');
@@ -443,4 +457,8 @@ export class C2SStream implements StreamControl {
     const priority = Number.parseInt(stanza.getChildText('priority') ?? '0', 10);
     session.priority = Number.isFinite(priority) ? Math.max(-128, Math.min(127, priority)) : 0;
   }
+}
+
+function newStreamId(): string {
+  return randomBytes(12).toString('base64url');
 }

@@ -202,7 +202,9 @@ export class Router {
   async bounce(stanza: XmlElement, error: StanzaError): Promise<void> {
     if (stanza.attr('type') === 'error' || stanza.attr('type') === 'result') return;
     const reply = errorReply(stanza, error);
-    if (reply.attr('from') === undefined) reply.setAttr('from', Jid.tryParse(stanza.attr('from'))?.host);
+    // A stanza without 'to' was handled for the sender's own account (RFC 6120 §10.3.3): its error comes
+    // from that account, as its result would.
+    if (reply.attr('from') === undefined) reply.setAttr('from', Jid.tryParse(stanza.attr('from'))?.bare);
     const to = Jid.tryParse(reply.attr('to'));
     if (!to) return;
     if (this.isLocalHost(to.host) && to.user !== undefined) {
