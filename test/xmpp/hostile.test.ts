@@ -459,6 +459,19 @@ describe('hostile input on client streams', function () {
     await peer.waitClosed();
   });
 
+  hostile('WebSocket: a TCP stream header, or <open/> in another namespace → invalid-namespace', async () => {
+    const header = await rawWs();
+    header.send("<stream:stream xmlns:stream='http://etherx.jabber.org/streams' xmlns='jabber:client' to='localhost' version='1.0'>");
+    const headerError = await header.streamError();
+    expectCondition(headerError, 'invalid-namespace');
+    expect(headerError.text).to.match(/opens with <open\/>/);
+    await header.waitClosed();
+    const wrong = await rawWs();
+    wrong.send("<open xmlns='urn:example:wrong' to='localhost' version='1.0'/>");
+    expectCondition(await wrong.streamError(), 'invalid-namespace');
+    await wrong.waitClosed();
+  });
+
   hostile('WebSocket: a bare & in a frame → not-well-formed', async () => {
     const peer = await rawWs();
     await peer.open();

@@ -91,16 +91,30 @@ export class WebSocketTransport implements Transport {
       return;
     }
     let element: XmlElement;
+    let text: string;
     try {
-      element = parseElement(new TextDecoder('utf-8', { fatal: true }).decode(data), this.limits);
+      text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+    } catch {
+      events.error('not-well-formed', 'the message is not valid UTF-8');
+      return;
+    }
+    // A TCP-style stream header is never closed in its frame: name the real mistake, not the XML's.
+    if (/^\s*(<\?xml[^>]*>\s*)?<stream:stream[\s>]/.test(text)) {
+      events.error('invalid-namespace', 'XMPP over WebSocket opens with <open/> (RFC 7395), not <stream:stream>');
+      return;
+    }
+    try {
+      element = parseElement(text, this.limits);
     } catch (err) {
-      if (err instanceof ParseError) events.error(err.condition, err.message);
-      else events.error('not-well-formed', 'the message is not valid UTF-8');
+      if (!(err instanceof ParseError)) throw err;
+      events.error(err.condition, err.message);
       return;
     }
     if (element.ns === NS.FRAMING && element.local === 'open') events.open(element.attrs, element.name, element.ns);
     else if (element.ns === NS.FRAMING && element.local === 'close') events.close();
     else if (element.name === 'stream:stream' || element.local === 'stream') events.error('invalid-namespace', 'XMPP over WebSocket opens with <open/> (RFC 7395), not <stream:stream>');
-    else events.element(element);
+    else if (element.local === 'open' || element.local === 'close') {
+      events.error('invalid-namespace', `<${element.local}/> must be in ${NS.FRAMING} (RFC 7395)`);
+    } else events.element(element);
   }
 }
