@@ -136,3 +136,20 @@ export function collect(xmpp: Client): Element[] {
 export async function stopAll(...clients: Array<Client | undefined>): Promise<void> {
   await Promise.all(clients.map((c) => c?.stop().catch(() => {})));
 }
+
+/**
+ * Subscribes `contact` to `owner`'s presence (RFC 6121 §3.1), unless it already is: `owner` grants it, so
+ * its roster then has `contact` with subscription 'from' or 'both'. Both must be available (have sent
+ * presence): the request and the approval are delivered to available resources only.
+ */
+export async function subscribe(contact: Client, contactJid: string, owner: Client, ownerJid: string): Promise<void> {
+  const roster = await owner.iqCaller.request(xml('iq', { type: 'get' }, xml('query', { xmlns: 'jabber:iq:roster' })));
+  const existing = roster.getChild('query')!.getChildren('item').find((i) => i.attrs.jid === contactJid);
+  if (existing?.attrs.subscription === 'from' || existing?.attrs.subscription === 'both') return;
+  const asked = next(owner, (s) => s.is('presence') && s.attrs.type === 'subscribe' && s.attrs.from === contactJid);
+  await contact.send(xml('presence', { to: ownerJid, type: 'subscribe' }));
+  await asked;
+  const granted = next(contact, (s) => s.is('presence') && s.attrs.type === 'subscribed' && s.attrs.from === ownerJid);
+  await owner.send(xml('presence', { to: contactJid, type: 'subscribed' }));
+  await granted;
+}

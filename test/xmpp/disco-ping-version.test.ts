@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { release, type } from 'node:os';
 import { KERNEL_VERSION } from '@service/kernel';
 import { TestServer } from '../support/server.js';
-import { login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
+import { login, next, stopAll, subscribe, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const DISCO_INFO = 'http://jabber.org/protocol/disco#info';
 const DISCO_ITEMS = 'http://jabber.org/protocol/disco#items';
@@ -20,10 +20,16 @@ async function iq(client: Client, type: 'get' | 'set', to: string | undefined, p
 }
 
 async function iqError(client: Client, type: 'get' | 'set', to: string | undefined, payload: Element): Promise<string> {
+  return (await iqErrorElement(client, type, to, payload)).getChildElements()[0]!.name;
+}
+
+/** The <error/> element of the answer, which must be an error. */
+async function iqErrorElement(client: Client, type: 'get' | 'set', to: string | undefined, payload: Element): Promise<Element> {
   try {
     await iq(client, type, to, payload);
   } catch (err) {
-    return (err as { condition: string }).condition;
+    if ((err as { element?: Element }).element) return (err as { element: Element }).element;
+    throw err;
   }
   throw new Error('expected an error');
 }
@@ -32,15 +38,22 @@ describe('XMPP service discovery, ping and version', () => {
   describe('with the modules enabled', () => {
     let t: TestServer;
     let alice: Client;
+    let bob: Client;
+    let carol: Client;
 
     before(async () => {
-      t = await TestServer.start(xmppConfig({ mod_disco: {}, mod_ping: {}, mod_version: {}, mod_carboncopy: {}, mod_blocking: {}, mod_privacy: {} }));
-      await t.server.services.accounts.register('alice', 'localhost', 'alice-pw');
-      await t.server.services.accounts.register('bob', 'localhost', 'bob-pw');
+      const modules = { mod_disco: {}, mod_ping: {}, mod_version: {}, mod_carboncopy: {}, mod_blocking: {}, mod_privacy: {}, mod_roster: {}, mod_presence: {} };
+      t = await TestServer.start(xmppConfig(modules));
+      for (const user of ['alice', 'bob', 'carol']) await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);
       alice = await login(t, { user: 'alice', password: 'alice-pw', resource: 'a' });
+      bob = await login(t, { user: 'bob', password: 'bob-pw', resource: 'b' });
+      carol = await login(t, { user: 'carol', password: 'carol-pw', resource: 'c' });
+      // Carol may see alice's presence (alice's roster: carol, 'from'); bob has no subscription at all.
+      for (const client of [alice, carol]) await client.send(xml('presence'));
+      await subscribe(carol, 'carol@localhost', alice, 'alice@localhost');
     });
     after(async () => {
-      await stopAll(alice);
+      await stopAll(alice, bob, carol);
       await t.stop();
     });
 
@@ -68,19 +81,50 @@ describe('XMPP service discovery, ping and version', () => {
       expect(await iqError(alice, 'get', 'localhost', xml('query', { xmlns: DISCO_ITEMS, node: 'nothing' }))).to.equal('item-not-found');
     });
 
-    it('disco#info of an account: identity account/registered, for its owner and for others', async () => {
-      for (const to of [undefined, 'alice@localhost', 'bob@localhost']) {
-        const result = await iq(alice, 'get', to, xml('query', { xmlns: DISCO_INFO }));
+    it('disco#info of an account: identity account/registered, for itself and for a contact with a presence subscription', async () => {
+      for (const [client, to] of [[alice, undefined], [alice, 'alice@localhost'], [carol, 'alice@localhost']] as const) {
+        const result = await iq(client, 'get', to, xml('query', { xmlns: DISCO_INFO }));
         const query = result.getChild('query', DISCO_INFO)!;
         expect(query.getChild('identity')!.attrs).to.include({ category: 'account', type: 'registered' });
         expect(features(query)).to.include(DISCO_INFO).and.include('urn:xmpp:carbons:2');
       }
-      const items = await iq(alice, 'get', 'bob@localhost', xml('query', { xmlns: DISCO_ITEMS }));
+      const items = await iq(carol, 'get', 'alice@localhost', xml('query', { xmlns: DISCO_ITEMS }));
       expect(items.getChild('query', DISCO_ITEMS)!.getChildren('item')).to.have.length(0);
+      expect(await iqError(carol, 'get', 'alice@localhost', xml('query', { xmlns: DISCO_ITEMS, node: 'nothing' }))).to.equal('item-not-found');
     });
 
-    it('disco of an account that does not exist is <service-unavailable/>', async () => {
-      expect(await iqError(alice, 'get', 'nobody@localhost', xml('query', { xmlns: DISCO_INFO }))).to.equal('service-unavailable');
+    // XEP-0030 §8: an account is not revealed to whom it does not show its presence, so such a requester
+    // gets exactly what it would get for an account that does not exist.
+    const unentitled = () =>
+      [
+        [bob, 'alice@localhost'], // no subscription
+        [alice, 'carol@localhost'], // a subscription the other way: carol's roster has alice as 'to' only
+        [bob, 'nobody@localhost'], // no such account
+      ] as const;
+
+    it('disco#info of an account to anyone not entitled to its presence, or of no account, is <service-unavailable/> (§8)', async () => {
+      const errors: string[] = [];
+      for (const [client, to] of unentitled()) {
+        for (const node of [undefined, 'nothing']) {
+          const error = await iqErrorElement(client, 'get', to, xml('query', { xmlns: DISCO_INFO, node }));
+          expect(error.getChildElements()[0]!.name, `${to} ${node ?? ''}`).to.equal('service-unavailable');
+          errors.push(error.toString());
+        }
+      }
+      // Not even the error's wording tells an existing account from a missing one.
+      expect(new Set(errors).size).to.equal(1);
+    });
+
+    it('disco#items of an account to anyone not entitled to its presence, or of no account, is an empty result (§8)', async () => {
+      const answers: string[] = [];
+      for (const [client, to] of unentitled()) {
+        for (const node of [undefined, 'nothing']) {
+          const result = await iq(client, 'get', to, xml('query', { xmlns: DISCO_ITEMS, node }));
+          expect(result.attrs.from).to.equal(to);
+          answers.push(result.getChild('query', DISCO_ITEMS)!.toString());
+        }
+      }
+      expect(new Set(answers)).to.deep.equal(new Set([`<query xmlns="${DISCO_ITEMS}"/>`]));
     });
 
     it('answers a ping to the server with an empty result', async () => {

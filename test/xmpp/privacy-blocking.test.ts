@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { TestServer } from '../support/server.js';
-import { collect, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
+import { collect, login, next, stopAll, subscribe, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const PRIVACY = 'jabber:iq:privacy';
 const BLOCKING = 'urn:xmpp:blocking';
@@ -50,19 +50,6 @@ function errorCondition(stanza: Element): string | undefined {
 async function receivedBodies(received: Element[], body: string): Promise<Element[]> {
   await settle();
   return received.filter((s) => s.is('message') && s.attrs.type !== 'error' && s.getChildText('body') === body);
-}
-
-/** Subscribes `contact` to `owner`'s presence (RFC 6121 §3.1), unless it already is. */
-async function subscribe(contact: Client, contactJid: string, owner: Client, ownerJid: string): Promise<void> {
-  const roster = await request(owner, 'get', xml('query', { xmlns: 'jabber:iq:roster' }));
-  const existing = roster.getChild('query')!.getChildren('item').find((i) => i.attrs.jid === contactJid);
-  if (existing?.attrs.subscription === 'from' || existing?.attrs.subscription === 'both') return;
-  const asked = next(owner, (s) => s.is('presence') && s.attrs.type === 'subscribe' && s.attrs.from === contactJid);
-  await contact.send(xml('presence', { to: ownerJid, type: 'subscribe' }));
-  await asked;
-  const granted = next(contact, (s) => s.is('presence') && s.attrs.type === 'subscribed' && s.attrs.from === ownerJid);
-  await owner.send(xml('presence', { to: contactJid, type: 'subscribed' }));
-  await granted;
 }
 
 describe('XMPP privacy lists and blocking', () => {
@@ -205,6 +192,60 @@ describe('XMPP privacy lists and blocking', () => {
       await again;
       await bob.send(chat('alice@localhost/home', 'bob after decline'));
       expect(await receivedBodies(atHome, 'bob after decline')).to.have.length(1);
+    });
+
+    describe('a message to the bare JID, fanned out to sessions of equal priority (§2.13, RFC 6120 §8.3)', () => {
+      const noBob = list('nobob', item({ type: 'jid', value: 'bob@localhost', action: 'deny', order: '1' }, 'message'));
+
+      /** Both of alice's sessions available at priority 0, so that a message to her bare JID goes to both. */
+      beforeEach(async () => {
+        alice2 = await login(t, { user: 'alice', password: 'alice-pw', resource: 'work' });
+        for (const session of [alice, alice2]) await session.send(xml('presence'));
+        await request(alice, 'set', privacy(noBob));
+      });
+
+      /** The errors bob got for the message `id`, once the server had time to answer more than once. */
+      async function bouncesAtBob(atBob: Element[], id: string): Promise<Element[]> {
+        await settle(400);
+        return atBob.filter((s) => s.is('message') && s.attrs.type === 'error' && s.attrs.id === id);
+      }
+
+      it('is not bounced when another session received it', async () => {
+        await request(alice, 'set', privacy(xml('active', { name: 'nobob' })));
+        const atHome = collect(alice);
+        const atWork = collect(alice2!);
+        const atBob = collect(bob);
+        await bob.send(chat('alice@localhost', 'bare to alice', 'VV1'));
+        expect(await receivedBodies(atWork, 'bare to alice')).to.have.length(1);
+        expect(await receivedBodies(atHome, 'bare to alice')).to.have.length(0);
+        // The sender would be told the message was not delivered when it was.
+        expect(await bouncesAtBob(atBob, 'VV1')).to.have.length(0);
+      });
+
+      it('is bounced once when every session refused it', async () => {
+        for (const session of [alice, alice2!]) await request(session, 'set', privacy(xml('active', { name: 'nobob' })));
+        const atHome = collect(alice);
+        const atWork = collect(alice2!);
+        const atBob = collect(bob);
+        await bob.send(chat('alice@localhost', 'refused by both', 'VV2'));
+        const bounces = await bouncesAtBob(atBob, 'VV2');
+        expect(bounces).to.have.length(1);
+        expect(errorCondition(bounces[0]!)).to.equal('service-unavailable');
+        expect(await receivedBodies(atHome, 'refused by both')).to.have.length(0);
+        expect(await receivedBodies(atWork, 'refused by both')).to.have.length(0);
+      });
+
+      it('is bounced once when sent to the full JID of the session that refuses it', async () => {
+        await request(alice, 'set', privacy(xml('active', { name: 'nobob' })));
+        const atWork = collect(alice2!);
+        const atBob = collect(bob);
+        await bob.send(chat('alice@localhost/home', 'to home only', 'VV3'));
+        const bounces = await bouncesAtBob(atBob, 'VV3');
+        expect(bounces).to.have.length(1);
+        expect(errorCondition(bounces[0]!)).to.equal('service-unavailable');
+        // A full JID names one session: the other one is not offered what that one refused.
+        expect(await receivedBodies(atWork, 'to home only')).to.have.length(0);
+      });
     });
 
     it('refuses what the user sends to a JID their list blocks entirely with <not-acceptable/>', async () => {
@@ -372,6 +413,18 @@ describe('XMPP privacy lists and blocking', () => {
       await back;
       await bob.send(chat('alice@localhost/one', 'unblocked now'));
       expect(await receivedBodies(atAlice, 'unblocked now')).to.have.length(1);
+    });
+
+    it('refuses a message to the bare JID of an account with several sessions once', async () => {
+      // Three available sessions at equal priority: the blocklist is the account's, so one refusal in all.
+      for (const session of [alice, alice2, alice3]) await session.send(xml('presence'));
+      await request(alice, 'set', xml('block', { xmlns: BLOCKING }, xml('item', { jid: 'bob@localhost' })));
+      const atBob = collect(bob);
+      await bob.send(chat('alice@localhost', 'to all of alice', 'b2'));
+      await settle(400);
+      const bounces = atBob.filter((s) => s.is('message') && s.attrs.type === 'error' && s.attrs.id === 'b2');
+      expect(bounces).to.have.length(1);
+      expect(errorCondition(bounces[0]!)).to.equal('service-unavailable');
     });
 
     it('blocks a whole domain', async () => {

@@ -2,20 +2,22 @@
  * The disco#info and disco#items IQ handlers, for the server's domain and for accounts' bare JIDs.
  *
  * A query to a bare JID is answered by the server on the account's behalf (XEP-0030 §3.1, RFC 6121
- * §8.5.1): <service-unavailable/> when there is no such account, like any stanza to one. It is answered
- * for anyone, subscribed or not: what it reveals (the account exists and what this server supports for
- * accounts) is already revealed by other means — a message to a missing account bounces, and the
- * server's own disco#info lists the same features.
+ * §8.5.1), under XEP-0030 §8's rules, so that nobody learns whether an account exists without being
+ * entitled to its presence: only the account itself and contacts it granted a presence subscription to
+ * ('from' or 'both') get the account's answer. Anyone else, and anyone asking about an account that does
+ * not exist, gets <service-unavailable/> for disco#info and an empty disco#items result — the same
+ * answers in both cases, so that they cannot be told apart.
  */
 import type { IqContext, IqHandlerRegistration, KernelServices, XmlElement, XmppService } from '@service/kernel';
 import { infoQuery } from './info.js';
 import { itemsQuery, type ServerItems } from './items.js';
 import { NS_DISCO_INFO, NS_DISCO_ITEMS } from './ns.js';
+import type { PresenceAccess } from './presence-access.js';
 import { StanzaError } from '@service/kernel';
 
 type AccountService = KernelServices['accounts'];
 
-export function discoHandlers(xmpp: XmppService, accounts: AccountService, serverItems: ServerItems): IqHandlerRegistration[] {
+export function discoHandlers(xmpp: XmppService, accounts: AccountService, access: PresenceAccess, serverItems: ServerItems): IqHandlerRegistration[] {
   const serverInfo = (ctx: IqContext) => {
     refuseNodes(ctx.payload);
     return infoQuery(xmpp.disco.identities('server'), xmpp.disco.features('server'));
@@ -24,13 +26,17 @@ export function discoHandlers(xmpp: XmppService, accounts: AccountService, serve
     refuseNodes(ctx.payload);
     return itemsQuery(serverItems.of(ctx.to.host));
   };
+  /** §8: whether the requester may learn about the account (which then exists). */
+  const mayDiscover = async (ctx: IqContext) => ctx.self || ((await access(ctx.to, ctx.from)) && (await accounts.exists(ctx.to.user!, ctx.to.host)));
   const accountInfo = async (ctx: IqContext) => {
-    await requireAccount(accounts, ctx);
+    // §8 rule 1: the same answer as for an account that does not exist.
+    if (!(await mayDiscover(ctx))) throw new StanzaError('service-unavailable');
     refuseNodes(ctx.payload);
     return infoQuery(xmpp.disco.identities('account'), xmpp.disco.features('account'));
   };
   const accountItems = async (ctx: IqContext) => {
-    await requireAccount(accounts, ctx);
+    // §8 rule 2: an empty result, node or not, since an error would tell the cases apart.
+    if (!(await mayDiscover(ctx))) return itemsQuery([]);
     refuseNodes(ctx.payload);
     return itemsQuery([]);
   };
@@ -46,9 +52,4 @@ export function discoHandlers(xmpp: XmppService, accounts: AccountService, serve
 function refuseNodes(query: XmlElement): void {
   const node = query.attr('node');
   if (node !== undefined) throw new StanzaError('item-not-found', `there is no node '${node}' here`);
-}
-
-async function requireAccount(accounts: AccountService, ctx: IqContext): Promise<void> {
-  if (ctx.self) return;
-  if (!(await accounts.exists(ctx.to.user!, ctx.to.host))) throw new StanzaError('service-unavailable');
 }

@@ -1,12 +1,14 @@
 /**
  * mod_disco: service discovery (XEP-0030). Answers disco#info and disco#items for the server's domains
  * and for accounts, from what every module registers in the kernel's disco registry (so a module that
- * stops disappears from the answers). Dependents may list items of the server through the `api`.
+ * stops disappears from the answers). Dependents may list items of the server through the `api`. Uses
+ * mod_roster, when enabled, to answer an account's contacts with a presence subscription (XEP-0030 §8).
  */
 import { defineModule } from '@service/kernel';
 import { discoHandlers } from './handlers.js';
 import { ServerItems, type DiscoItem, type DiscoItemsProvider } from './items.js';
 import { NS_DISCO_INFO, NS_DISCO_ITEMS } from './ns.js';
+import { presenceAccess } from './presence-access.js';
 
 export type { DiscoItem, DiscoItemsProvider };
 
@@ -20,13 +22,14 @@ export default defineModule({
   version: '0.1.0',
   kernel: '^0.1.0',
   summary: 'Service discovery (XEP-0030) of the server and of accounts',
+  depends: [{ module: 'mod_roster', optional: true }],
   start(ctx) {
     const serverItems = new ServerItems();
     const api: DiscoApi = { addServerItems: (provider) => serverItems.add(provider) };
     return {
       api,
       xmpp: {
-        iq: discoHandlers(ctx.services.xmpp, ctx.services.accounts, serverItems),
+        iq: discoHandlers(ctx.services.xmpp, ctx.services.accounts, presenceAccess(() => ctx.depends('mod_roster')), serverItems),
         disco: [
           { scope: 'server', identities: [{ category: 'server', type: 'im', name: 'service' }], features: [NS_DISCO_INFO, NS_DISCO_ITEMS] },
           { scope: 'account', identities: [{ category: 'account', type: 'registered' }], features: [NS_DISCO_INFO, NS_DISCO_ITEMS] },

@@ -13,6 +13,12 @@
  * <service-unavailable/>, presence (and IQ results, errors) dropped. Nothing is ever filtered between an
  * account's own resources (§2.1 note), nor with its own server's domain (server pings and errors); error
  * stanzas reaching a session are not filtered either, so that the refusals above reach their sender.
+ *
+ * A stanza the deliver chain hands to several sessions (a message to the bare JID, at equal priority) is
+ * answered once, and only when every one of them refused it: an error tells the sender the stanza was not
+ * processed (RFC 6120 §8.3), which is false once another resource got it. So during a delivery a session's
+ * refusal is only recorded, and the deliver layer decides after the fan-out. A stanza written to a session
+ * outside any delivery (stored offline messages, probe answers) is answered at once, as before.
  */
 import { Jid, type C2SSession, type DeliverContext, type ReceiveContext, type Router, type SendContext, type SessionManager, type XmlElement } from '@service/kernel';
 import { activeListOf } from './active-list.js';
@@ -23,9 +29,18 @@ import { StanzaError } from '@service/kernel';
 import { inboundKind, isNotification, outboundKind, type Kind } from './stanza-kind.js';
 import type { PrivacyStore } from './store.js';
 
+/** A delivery to an account under way: the stanza the sessions' lists refused, and which sessions did. */
+interface FanOut {
+  readonly ctx: DeliverContext;
+  refused?: XmlElement;
+  readonly refusedBy: Set<C2SSession>;
+}
+
 export class PrivacyEnforcement {
-  /** Stanzas already refused once (a stanza delivered to several sessions is answered once). */
+  /** Stanzas refused outside a delivery, already answered once (never answer the same stanza twice). */
   readonly #refused = new WeakSet<XmlElement>();
+  /** Deliveries under way, per bare JID of the account (several may interleave while they await). */
+  readonly #fanOuts = new Map<string, Set<FanOut>>();
 
   constructor(
     private readonly store: PrivacyStore,
@@ -46,7 +61,33 @@ export class PrivacyEnforcement {
       // Dropped silently: it is the server's broadcast, not something the user sent by hand.
       if (list && (await this.#decide(from.toBare(), list, to, 'presence-out')) === 'deny') return;
     }
-    await next();
+    await this.#fanOut(ctx, next);
+  }
+
+  /**
+   * Runs the rest of the delivery, recording the sessions that refuse the stanza (onReceive); then answers
+   * once if it was refused and no session it was handed to kept it. `delivered` lists the sessions the
+   * stanza was handed to, including those whose user_receive dropped it.
+   */
+  async #fanOut(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
+    const fanOut: FanOut = { ctx, refusedBy: new Set() };
+    const account = ctx.to.bare;
+    const under = this.#fanOuts.get(account) ?? new Set();
+    this.#fanOuts.set(account, under.add(fanOut));
+    try {
+      await next();
+    } finally {
+      under.delete(fanOut);
+      if (under.size === 0 && this.#fanOuts.get(account) === under) this.#fanOuts.delete(account);
+    }
+    if (fanOut.refused && ctx.delivered.every((s) => fanOut.refusedBy.has(s))) await this.#refuseInbound(fanOut.refused);
+  }
+
+  /** The delivery `stanza` is part of, if it is being delivered to `session`'s account now. */
+  #fanOutOf(stanza: XmlElement, session: C2SSession): FanOut | undefined {
+    // Identity of the stanza (as layers left it in ctx.stanza): copies and pushes are other elements.
+    for (const fanOut of this.#fanOuts.get(session.account.bare) ?? []) if (fanOut.ctx.stanza === stanza) return fanOut;
+    return undefined;
   }
 
   async onReceive(ctx: ReceiveContext, next: () => Promise<void>): Promise<void> {
@@ -55,6 +96,13 @@ export class PrivacyEnforcement {
     if (!from || stanza.attr('type') === 'error' || isAlwaysAllowed(session.account, from)) return next();
     const list = await this.#listOf(session.account, session);
     if (list && (await this.#decide(session.account, list, from, inboundKind(stanza))) === 'deny') {
+      const fanOut = this.#fanOutOf(stanza, session);
+      if (fanOut) {
+        // Answered (or not) by #fanOut once every session had its turn.
+        fanOut.refused = stanza;
+        fanOut.refusedBy.add(session);
+        return;
+      }
       if (this.#refused.has(stanza)) return;
       this.#refused.add(stanza);
       return this.#refuseInbound(stanza);
