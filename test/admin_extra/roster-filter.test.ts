@@ -1,20 +1,21 @@
 /**
  * The filter grammar of process_rosteritems on its own: alternatives, `any`, globs (`*`, `?`, classes,
- * negation), the SQL wildcards, host-only patterns, and the errors that name the argument at fault.
+ * negation), the SQL wildcards on the SQL store only, host-only patterns, and the errors that name the
+ * argument at fault.
  */
 import { expect } from 'chai';
-import { CommandError } from '@service/kernel';
+import { CommandError, type DbKind } from '@service/kernel';
 import { asksOf, parseFilter } from '../../modules/mod_admin_extra/src/roster/filter.js';
 
 const ANY = { subs: 'any', asks: 'any', users: 'any', contacts: 'any' };
 
-function users(pattern: string): (jid: string) => boolean {
-  return parseFilter({ ...ANY, users: pattern }).users;
+function users(pattern: string, store: DbKind = 'sql'): (jid: string) => boolean {
+  return parseFilter({ ...ANY, users: pattern }, store).users;
 }
 
 function refusal(args: Partial<typeof ANY>): CommandError {
   try {
-    parseFilter({ ...ANY, ...args });
+    parseFilter({ ...ANY, ...args }, 'sql');
   } catch (err) {
     expect(err).to.be.instanceOf(CommandError);
     expect((err as CommandError).kind).to.equal('bad_argument');
@@ -25,12 +26,12 @@ function refusal(args: Partial<typeof ANY>): CommandError {
 
 describe('process_rosteritems filter grammar', () => {
   it('reads subscriptions and asks as any or alternatives separated by colons', () => {
-    expect([...parseFilter(ANY).subscriptions].sort()).to.deep.equal(['both', 'from', 'none', 'to']);
-    expect([...parseFilter({ ...ANY, subs: 'to:both' }).subscriptions].sort()).to.deep.equal(['both', 'to']);
-    expect([...parseFilter({ ...ANY, asks: 'none' }).asks]).to.deep.equal(['none']);
-    expect([...parseFilter({ ...ANY, asks: 'in:OUT' }).asks].sort()).to.deep.equal(['in', 'out']);
+    expect([...parseFilter(ANY, 'sql').subscriptions].sort()).to.deep.equal(['both', 'from', 'none', 'to']);
+    expect([...parseFilter({ ...ANY, subs: 'to:both' }, 'sql').subscriptions].sort()).to.deep.equal(['both', 'to']);
+    expect([...parseFilter({ ...ANY, asks: 'none' }, 'sql').asks]).to.deep.equal(['none']);
+    expect([...parseFilter({ ...ANY, asks: 'in:OUT' }, 'sql').asks].sort()).to.deep.equal(['in', 'out']);
     // `any` among alternatives stands for all of them.
-    expect(parseFilter({ ...ANY, subs: 'none:any' }).subscriptions.size).to.equal(4);
+    expect(parseFilter({ ...ANY, subs: 'none:any' }, 'sql').subscriptions.size).to.equal(4);
   });
 
   it('names the argument and the bad word for unknown values and empty alternatives', () => {
@@ -75,7 +76,7 @@ describe('process_rosteritems filter grammar', () => {
     expect(elsewhere('alice@localhost')).to.equal(false);
   });
 
-  it('accepts the SQL wildcards % and _, and [_] for the underscore itself', () => {
+  it('accepts the SQL wildcards % and _ on the SQL store, and [_] for the underscore itself', () => {
     expect(users('%@localhost')('whoever@localhost')).to.equal(true);
     expect(users('user_@localhost')('user7@localhost')).to.equal(true);
     expect(users('user_@localhost')('user77@localhost')).to.equal(false);
@@ -83,14 +84,27 @@ describe('process_rosteritems filter grammar', () => {
     expect(users('a[_]b@localhost')('axb@localhost')).to.equal(false);
   });
 
+  it("takes % and _ as ordinary characters on the embedded store, as ejabberd's Mnesia backend does", () => {
+    expect(users('john_doe@localhost', 'mnesia')('john_doe@localhost')).to.equal(true);
+    expect(users('john_doe@localhost', 'mnesia')('johnxdoe@localhost')).to.equal(false);
+    expect(users('%@localhost', 'mnesia')('whoever@localhost')).to.equal(false);
+    expect(users('100%@localhost', 'mnesia')('100%@localhost')).to.equal(true);
+    // The globs of the Mnesia row still work there, and match _ like any character.
+    expect(users('john?doe@localhost', 'mnesia')('john_doe@localhost')).to.equal(true);
+    expect(users('*_doe@localhost', 'mnesia')('jane_doe@localhost')).to.equal(true);
+    expect(users('*_doe@localhost', 'mnesia')('janexdoe@localhost')).to.equal(false);
+    expect(users('a[_]b@localhost', 'mnesia')('a_b@localhost')).to.equal(true);
+    expect(users('!john_doe@localhost', 'mnesia')('johnxdoe@localhost')).to.equal(true);
+  });
+
   it('matches a host-only pattern against contacts without a user part, as ejabberd does', () => {
-    const contacts = parseFilter({ ...ANY, contacts: 'gw.example.org:*.icq.example.org' }).contacts;
+    const contacts = parseFilter({ ...ANY, contacts: 'gw.example.org:*.icq.example.org' }, 'sql').contacts;
     expect(contacts('gw.example.org')).to.equal(true);
     expect(contacts('aim.icq.example.org')).to.equal(true);
     expect(contacts('someone@gw.example.org')).to.equal(false);
-    expect(parseFilter({ ...ANY, contacts: '*' }).contacts('someone@localhost')).to.equal(false);
-    expect(parseFilter({ ...ANY, contacts: '*@*' }).contacts('someone@localhost')).to.equal(true);
-    expect(parseFilter({ ...ANY, contacts: 'any' }).contacts('gw.example.org')).to.equal(true);
+    expect(parseFilter({ ...ANY, contacts: '*' }, 'sql').contacts('someone@localhost')).to.equal(false);
+    expect(parseFilter({ ...ANY, contacts: '*@*' }, 'sql').contacts('someone@localhost')).to.equal(true);
+    expect(parseFilter({ ...ANY, contacts: 'any' }, 'sql').contacts('gw.example.org')).to.equal(true);
   });
 
   it('refuses malformed JID patterns, naming the argument', () => {

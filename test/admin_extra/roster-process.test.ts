@@ -171,3 +171,101 @@ for (const database of testDatabases()) {
     });
   });
 }
+
+/**
+ * `_` and `%` in user and contact patterns follow the store the rosters are in, as the spec's table gives
+ * each backend its row: literal on the embedded store (ejabberd's Mnesia row), SQL wildcards on the SQL
+ * store. john_doe and johnxdoe each have friend@remote.example.net.
+ */
+describe('process_rosteritems: _ and % follow the roster store', () => {
+  interface StoreCase {
+    readonly name: string;
+    /** Where mod_roster keeps its rows, to check the case runs on the store it names. */
+    readonly store: 'sql' | 'mnesia';
+    readonly config: () => Promise<Record<string, unknown>>;
+    readonly cleanup?: () => Promise<void>;
+  }
+  const embedded: StoreCase[] = [
+    { name: 'the embedded store (default_db: mnesia)', store: 'mnesia', config: async () => ({ ...rosterConfig(), default_db: 'mnesia', auth_method: 'mnesia' }) },
+    {
+      name: "the embedded store chosen by mod_roster's db_type: mnesia",
+      store: 'mnesia',
+      config: async () => {
+        const config = rosterConfig();
+        (config.modules as Record<string, Record<string, unknown>>).mod_roster!.db_type = 'mnesia';
+        return config;
+      },
+    },
+  ];
+  const sql: StoreCase[] = testDatabases().map((database) => ({
+    name: `the SQL store on ${database.name}`,
+    store: 'sql',
+    config: async () => ({ ...rosterConfig(), ...serverSqlConfig(await database.settings('/tmp')) }),
+    cleanup: () => database.cleanup(),
+  }));
+
+  for (const storeCase of [...embedded, ...sql]) {
+    const wildcards = storeCase.store === 'sql';
+    describe(`on ${storeCase.name}`, () => {
+      let t: TestServer;
+      const FRIEND = 'friend@remote.example.net';
+      const call = async (command: string, args: Record<string, unknown>) => {
+        const res = await t.api(command, args, { basic: ADMIN });
+        expect(res.status, `${command}: ${res.text}`).to.equal(200);
+        return res.body;
+      };
+      const processItems = (action: string, users: string) => call('process_rosteritems', { action, subs: 'any', asks: 'any', users, contacts: 'any' });
+      const contactsOf = async (user: string) => ((await call('get_roster', { user, host: 'localhost' })) as Array<{ jid: string }>).map((item) => item.jid);
+
+      // One server per case: the list test comes before the delete test.
+      before(async () => {
+        t = await TestServer.start(await storeCase.config());
+        await t.bootstrapAdmin();
+        for (const user of ['john_doe', 'johnxdoe']) {
+          await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);
+          await call('add_rosteritem', { localuser: user, localhost: 'localhost', user: 'friend', host: 'remote.example.net', nick: '', groups: [], subs: 'both' });
+        }
+        // The rows are in the store this case is about.
+        const owners = await t.server.services.storage.db(storeCase.store)('roster_items').distinct('username').orderBy('username');
+        expect(owners.map((row: { username: string }) => row.username)).to.deep.equal(['john_doe', 'johnxdoe']);
+      });
+      after(async () => {
+        await t?.stop();
+        await storeCase.cleanup?.();
+      });
+
+      if (wildcards) {
+        it('lists both users for john_doe (_ is one character) and john_doe alone for john[_]doe', async () => {
+          expect(await processItems('list', 'john_doe@localhost')).to.deep.equal([pair('john_doe', FRIEND), pair('johnxdoe', FRIEND)]);
+          expect(await processItems('list', 'john[_]doe@localhost')).to.deep.equal([pair('john_doe', FRIEND)]);
+          expect(await processItems('list', 'john%@localhost')).to.deep.equal([pair('john_doe', FRIEND), pair('johnxdoe', FRIEND)]);
+          // The Mnesia row's globs work here too.
+          expect(await processItems('list', 'john?doe@localhost:nobody@localhost')).to.have.length(2);
+        });
+
+        it('deletes the items of john_doe alone with john[_]doe, keeping those of johnxdoe', async () => {
+          expect(await processItems('delete', 'john[_]doe@localhost')).to.deep.equal([pair('john_doe', FRIEND)]);
+          expect(await contactsOf('john_doe')).to.deep.equal([]);
+          expect(await contactsOf('johnxdoe')).to.deep.equal([FRIEND]);
+        });
+      } else {
+        it('lists john_doe alone for john_doe: _ and % are ordinary characters', async () => {
+          expect(await processItems('list', 'john_doe@localhost')).to.deep.equal([pair('john_doe', FRIEND)]);
+          expect(await processItems('list', 'john%@localhost')).to.deep.equal([]);
+          expect(await processItems('list', '%@localhost')).to.deep.equal([]);
+          // The globs of the Mnesia row still work, and match _ as any other character.
+          expect(await processItems('list', 'john?doe@localhost')).to.deep.equal([pair('john_doe', FRIEND), pair('johnxdoe', FRIEND)]);
+          expect(await processItems('list', '*_doe@localhost')).to.deep.equal([pair('john_doe', FRIEND)]);
+          expect(await processItems('list', '!john_doe@localhost')).to.deep.equal([pair('johnxdoe', FRIEND)]);
+        });
+
+        it('deletes the items of john_doe alone, keeping those of johnxdoe', async () => {
+          expect(await processItems('delete', 'john_doe@localhost')).to.deep.equal([pair('john_doe', FRIEND)]);
+          expect(await contactsOf('john_doe')).to.deep.equal([]);
+          expect(await contactsOf('johnxdoe')).to.deep.equal([FRIEND]);
+          expect(await processItems('list', 'any')).to.deep.equal([pair('johnxdoe', FRIEND)]);
+        });
+      }
+    });
+  }
+});

@@ -374,6 +374,30 @@ for (const database of testDatabases()) {
       expect(names.getChild('query', NS_PRIVACY)!.getChild('default')!.attrs.name).to.equal('no-bob');
     });
 
+    it('changes and declines the default list while the user is online, as ejabberd does, with effect at once', async () => {
+      await api('privacy_set', { user: 'alice', host: 'localhost', xmlquery: blockBob });
+      const allowAll = "<query xmlns='jabber:iq:privacy'><list name='open'><item action='allow' order='1'/></list></query>";
+      expect((await api('privacy_set', { user: 'alice', host: 'localhost', xmlquery: allowAll })).status).to.equal(200);
+      const alice = await connect('alice', 'home');
+      await available(alice);
+      const bob = await connect('bob', 'desk');
+      const setDefault = (name?: string) =>
+        api('privacy_set', { user: 'alice', host: 'localhost', xmlquery: `<query xmlns='jabber:iq:privacy'><default${name ? ` name='${name}'` : ''}/></query>` });
+      for (const name of ['open', 'no-bob']) {
+        const res = await setDefault(name);
+        expect(res.status, res.text).to.equal(200);
+      }
+      const bounced = next(bob, (s) => s.is('message') && s.attrs.type === 'error');
+      await bob.send(xml('message', { to: 'alice@localhost', type: 'chat' }, xml('body', {}, 'while blocked')));
+      expect((await bounced).getChild('error')!.getChild('service-unavailable')).to.not.equal(undefined);
+      expect((await setDefault()).status).to.equal(200);
+      const arrived = next(alice, isMessageWith('after decline'));
+      await bob.send(xml('message', { to: 'alice@localhost', type: 'chat' }, xml('body', {}, 'after decline')));
+      await arrived;
+      const names = await alice.iqCaller.request(privacy());
+      expect(names.getChild('query', NS_PRIVACY)!.getChild('default')).to.equal(undefined);
+    });
+
     it('refuses what is not a privacy query, what XEP-0016 refuses, and unknown accounts, changing nothing', async () => {
       const before = await api('privacy_set', { user: 'carol', host: 'localhost', xmlquery: "<query xmlns='jabber:iq:privacy'><list name='keep'><item action='allow' order='1'/></list></query>" });
       expect(before.status).to.equal(200);

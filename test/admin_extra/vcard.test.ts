@@ -31,6 +31,11 @@ async function storeOwnVcard(client: Client, vcard: Element): Promise<void> {
   await client.iqCaller.request(xml('iq', { type: 'set' }, vcard));
 }
 
+/** Each `name` entry of the vCard as its children's [name, text] pairs, in document order. */
+function entryShapes(vcard: Element, name: string): Array<Array<[string, string]>> {
+  return vcard.getChildren(name).map((entry) => entry.getChildElements().map((child): [string, string] => [child.name, child.text()]));
+}
+
 /** The TEL or EMAIL entries carrying `flag`, as [flags, value] pairs. */
 function typedEntries(vcard: Element, name: 'TEL' | 'EMAIL', flag: string): string[] {
   const value = name === 'TEL' ? 'NUMBER' : 'USERID';
@@ -206,6 +211,111 @@ describe('mod_admin_extra vCard commands', () => {
       expect(card.getChild('PHOTO')!.getChildText('BINVAL')).to.equal('iVBORw0KGgo=');
       expect(card.getChild('EMAIL')!.getChild('PREF')).to.not.equal(undefined);
       expect(card.getChildText('FN')).to.equal('Alice Liddell');
+    });
+  });
+
+  describe('subfields that repeat inside one entry (ORG ORGUNIT, CATEGORIES KEYWORD, LABEL LINE)', () => {
+    // XEP-0054: <!ELEMENT ORG (ORGNAME, ORGUNIT*)>, CATEGORIES (KEYWORD+), LABEL (…, LINE+). The units of an
+    // organization are children of the one ORG that names it; a second ORG is another organization.
+    let gina: Client;
+    before(async () => {
+      for (const user of ['gina', 'hank']) await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);
+      gina = await login(t, { user: 'gina', password: 'gina-pw', resource: 'desk' });
+      await storeOwnVcard(
+        gina,
+        xml(
+          'vCard',
+          { xmlns: NS_VCARD },
+          xml('FN', {}, 'Gina'),
+          xml('ORG', {}, xml('ORGNAME', {}, 'Acme'), xml('ORGUNIT', {}, 'R&D'), xml('ORGUNIT', {}, 'Lab 7')),
+          xml('ORG', {}, xml('ORGNAME', {}, 'Side Gig'), xml('ORGUNIT', {}, 'Nights')),
+          xml('CATEGORIES', {}, xml('KEYWORD', {}, 'xmpp'), xml('KEYWORD', {}, 'chess')),
+        ),
+      );
+    });
+    after(() => stopAll(gina));
+    const gv = (command: string, name: string, subname: string, more: Record<string, unknown> = {}) => ok(command, { user: 'gina', host: 'localhost', name, subname, ...more });
+
+    it('get_vcard2_multi reads every unit of the first ORG, get_vcard2 the first one; ORGNAME is read per ORG', async () => {
+      expect(await gv('get_vcard2_multi', 'ORG', 'ORGUNIT')).to.deep.equal(['R&D', 'Lab 7']);
+      expect(await gv('get_vcard2', 'ORG', 'ORGUNIT')).to.equal('R&D');
+      expect(await gv('get_vcard2_multi', 'ORG', 'ORGNAME')).to.deep.equal(['Acme', 'Side Gig']);
+      expect(await gv('get_vcard2_multi', 'CATEGORIES', 'KEYWORD')).to.deep.equal(['xmpp', 'chess']);
+    });
+
+    it('set_vcard2_multi writes the units inside that ORG, after its ORGNAME, replacing exactly the old ones', async () => {
+      expect(await gv('set_vcard2_multi', 'ORG', 'ORGUNIT', { contents: ['R&D', 'Lab 7', 'Lab 9'] })).to.equal(0);
+      let card = await fetchVcard(bob, 'gina@localhost');
+      expect(entryShapes(card, 'ORG')).to.deep.equal([
+        [['ORGNAME', 'Acme'], ['ORGUNIT', 'R&D'], ['ORGUNIT', 'Lab 7'], ['ORGUNIT', 'Lab 9']],
+        [['ORGNAME', 'Side Gig'], ['ORGUNIT', 'Nights']],
+      ]);
+      expect(await gv('get_vcard2_multi', 'ORG', 'ORGUNIT')).to.deep.equal(['R&D', 'Lab 7', 'Lab 9']);
+
+      // Fewer values: the others are gone, not left behind for clients while the API no longer shows them.
+      expect(await gv('set_vcard2_multi', 'ORG', 'ORGUNIT', { contents: ['Only'] })).to.equal(0);
+      card = await fetchVcard(bob, 'gina@localhost');
+      expect(entryShapes(card, 'ORG')[0]).to.deep.equal([['ORGNAME', 'Acme'], ['ORGUNIT', 'Only']]);
+      expect(entryShapes(card, 'ORG')[1]).to.deep.equal([['ORGNAME', 'Side Gig'], ['ORGUNIT', 'Nights']]);
+      expect(card.getChildText('FN')).to.equal('Gina');
+    });
+
+    it('set_vcard2 replaces every unit of the first ORG with its one value, as ejabberd does', async () => {
+      expect(await gv('set_vcard2_multi', 'ORG', 'ORGUNIT', { contents: ['A', 'B'] })).to.equal(0);
+      expect(await gv('set_vcard2', 'ORG', 'ORGUNIT', { content: 'Single' })).to.equal(0);
+      const card = await fetchVcard(bob, 'gina@localhost');
+      expect(entryShapes(card, 'ORG')[0]).to.deep.equal([['ORGNAME', 'Acme'], ['ORGUNIT', 'Single']]);
+      expect(await gv('get_vcard2_multi', 'ORG', 'ORGUNIT')).to.deep.equal(['Single']);
+    });
+
+    it('an empty list removes the units and keeps the ORG with its name', async () => {
+      expect(await gv('set_vcard2_multi', 'ORG', 'ORGUNIT', { contents: [] })).to.equal(0);
+      const card = await fetchVcard(bob, 'gina@localhost');
+      expect(entryShapes(card, 'ORG')).to.deep.equal([[['ORGNAME', 'Acme']], [['ORGNAME', 'Side Gig'], ['ORGUNIT', 'Nights']]]);
+      expect(await gv('get_vcard2_multi', 'ORG', 'ORGUNIT')).to.deep.equal([]);
+    });
+
+    it('CATEGORIES KEYWORD and LABEL LINE stay in one entry as well', async () => {
+      expect(await gv('set_vcard2_multi', 'CATEGORIES', 'KEYWORD', { contents: ['go', 'xmpp', 'tea'] })).to.equal(0);
+      expect(await gv('set_vcard2_multi', 'LABEL', 'LINE', { contents: ['1 Main Street', 'Springfield'] })).to.equal(0);
+      const card = await fetchVcard(bob, 'gina@localhost');
+      expect(entryShapes(card, 'CATEGORIES')).to.deep.equal([[['KEYWORD', 'go'], ['KEYWORD', 'xmpp'], ['KEYWORD', 'tea']]]);
+      expect(entryShapes(card, 'LABEL')).to.deep.equal([[['LINE', '1 Main Street'], ['LINE', 'Springfield']]]);
+      expect(await gv('get_vcard2_multi', 'LABEL', 'LINE')).to.deep.equal(['1 Main Street', 'Springfield']);
+      expect(await gv('set_vcard2_multi', 'CATEGORIES', 'KEYWORD', { contents: [] })).to.equal(0);
+      expect((await fetchVcard(bob, 'gina@localhost')).getChildren('CATEGORIES')).to.have.length(0);
+    });
+
+    it('units written to a vCard without an ORG make one ORG with an ORGNAME first, as XEP-0054 requires', async () => {
+      const hv = (command: string, subname: string, more: Record<string, unknown> = {}) => ok(command, { user: 'hank', host: 'localhost', name: 'ORG', subname, ...more });
+      expect(await hv('set_vcard2_multi', 'ORGUNIT', { contents: ['Tools', 'Hammers'] })).to.equal(0);
+      let card = await fetchVcard(bob, 'hank@localhost');
+      expect(entryShapes(card, 'ORG')).to.deep.equal([[['ORGNAME', ''], ['ORGUNIT', 'Tools'], ['ORGUNIT', 'Hammers']]]);
+      // The empty ORGNAME stands for "no name": it is not a value.
+      expect(await hv('get_vcard2_multi', 'ORGNAME')).to.deep.equal([]);
+      expect(await hv('get_vcard2', 'ORGNAME')).to.equal('');
+
+      expect(await hv('set_vcard2', 'ORGNAME', { content: 'BuildCo' })).to.equal(0);
+      card = await fetchVcard(bob, 'hank@localhost');
+      expect(entryShapes(card, 'ORG')).to.deep.equal([[['ORGNAME', 'BuildCo'], ['ORGUNIT', 'Tools'], ['ORGUNIT', 'Hammers']]]);
+
+      // Removing the name keeps the units, and the ORG keeps the ORGNAME it must have.
+      expect(await hv('set_vcard2', 'ORGNAME', { content: '' })).to.equal(0);
+      card = await fetchVcard(bob, 'hank@localhost');
+      expect(entryShapes(card, 'ORG')).to.deep.equal([[['ORGNAME', ''], ['ORGUNIT', 'Tools'], ['ORGUNIT', 'Hammers']]]);
+
+      // With neither, the ORG goes.
+      expect(await hv('set_vcard2_multi', 'ORGUNIT', { contents: [] })).to.equal(0);
+      expect((await fetchVcard(bob, 'hank@localhost')).getChildren('ORG')).to.have.length(0);
+    });
+
+    it('a client ORG without an ORGNAME gets it first when the API writes the name or the units', async () => {
+      await storeOwnVcard(gina, xml('vCard', { xmlns: NS_VCARD }, xml('ORG', {}, xml('ORGUNIT', {}, 'Loose'))));
+      expect(await gv('set_vcard2_multi', 'ORG', 'ORGUNIT', { contents: ['Tight', 'Firm'] })).to.equal(0);
+      expect(entryShapes(await fetchVcard(bob, 'gina@localhost'), 'ORG')).to.deep.equal([[['ORGNAME', ''], ['ORGUNIT', 'Tight'], ['ORGUNIT', 'Firm']]]);
+      await storeOwnVcard(gina, xml('vCard', { xmlns: NS_VCARD }, xml('ORG', {}, xml('ORGUNIT', {}, 'Loose'))));
+      expect(await gv('set_vcard2', 'ORG', 'ORGNAME', { content: 'Named' })).to.equal(0);
+      expect(entryShapes(await fetchVcard(bob, 'gina@localhost'), 'ORG')).to.deep.equal([[['ORGNAME', 'Named'], ['ORGUNIT', 'Loose']]]);
     });
   });
 

@@ -14,6 +14,7 @@ import type { InferOptions, OptionsSchema } from '../config/option-spec.js';
 import type { HookRegistration } from '../hooks/hooks.js';
 import type { HttpRequestHandler } from '../http/types.js';
 import type { Logger } from '../log/logger.js';
+import type { DbKind } from '../storage/database.js';
 import type { Migration } from '../storage/migrations.js';
 import type { StreamFeatureRegistration } from '../xmpp/c2s/features.js';
 import type { DiscoRegistration } from '../xmpp/disco.js';
@@ -114,6 +115,11 @@ export interface ModuleContext<O = Record<string, unknown>> {
   readonly logger: Logger;
   /** The module's database (see `migrations`). */
   readonly db: Knex;
+  /**
+   * Which store `db` is (the module's `db_type`, else `default_db`): behaviour that ejabberd ties to the
+   * backend, such as a pattern grammar, follows it.
+   */
+  readonly dbKind: DbKind;
   /** The module's own DI scope, disposed when it stops: register disposable services here. */
   readonly scope: AwilixContainer;
   readonly services: KernelServices;

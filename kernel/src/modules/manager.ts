@@ -120,6 +120,7 @@ export class ModuleManager {
       },
       logger,
       db: storage.db(dbKind),
+      dbKind,
       scope,
       services,
       depends: <T>(module: string): T => {

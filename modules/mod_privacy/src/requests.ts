@@ -65,8 +65,10 @@ export class PrivacyRequests {
     const privacy = await this.store.account(account);
     if (name !== undefined && !privacy.lists.has(name)) throw new StanzaError('item-not-found', `there is no list '${name}'`);
     if (name === privacy.defaultName) return;
-    // §2.4: not while the current default applies to another connected resource (one without an active list).
-    if (privacy.defaultName !== undefined && this.#others(account, session).some((s) => activeListOf(s) === undefined)) {
+    // §2.4: not while the current default applies to another connected resource (one without an active
+    // list). The rule settles a conflict between the account's resources; an administrator's request
+    // (privacy_set: no session) speaks for the account as a whole, as in ejabberd, and takes effect for them all.
+    if (session && privacy.defaultName !== undefined && this.#others(account, session).some((s) => activeListOf(s) === undefined)) {
       throw new StanzaError('conflict', 'the default list is in use by another resource');
     }
     await this.store.setDefault(account, name);

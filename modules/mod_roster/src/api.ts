@@ -1,5 +1,5 @@
 /** The module's `api`: rosters for mod_presence and the admin commands (see RosterApi in types.ts). */
-import { Jid } from '@service/kernel';
+import { Jid, type DbKind } from '@service/kernel';
 import { removeItem } from './removal.js';
 import type { Roster } from './roster.js';
 import { mergedRoster, visibleItem, visibleVersion } from './shared.js';
@@ -54,9 +54,10 @@ function parseAll(jids: readonly string[]): Jid[] {
   return jids.map((j) => Jid.tryParse(j)).filter((j): j is Jid => j !== undefined);
 }
 
-export function rosterApi(roster: Roster): RosterApi {
+export function rosterApi(roster: Roster, dbKind: DbKind): RosterApi {
   const { store } = roster;
   return {
+    dbKind,
     async getRoster(ownerRef, options) {
       const owner = accountOf(ownerRef);
       const shared = await roster.shared.of(owner);

@@ -70,7 +70,7 @@ export default defineModule({
     const xmpp = ctx.services.xmpp;
     const roster = new Roster(new RosterStore(ctx.db), new RosterPushes(xmpp), xmpp, ctx.logger, () => settings);
     return {
-      api: rosterApi(roster),
+      api: rosterApi(roster, ctx.dbKind),
       xmpp: {
         iq: [
           { type: 'get', ns: NS_ROSTER, to: 'account', handler: rosterGet(roster) },

@@ -2,7 +2,7 @@
  * What other modules see of rosters: the items, the subscription states, and the API that
  * `ctx.depends('mod_roster')` returns. Dependents import these as types only.
  */
-import { brand, type Jid, type StanzaCondition } from '@service/kernel';
+import { brand, type DbKind, type Jid, type StanzaCondition } from '@service/kernel';
 
 /** RFC 6121 §2.1.2.5: whose presence flows where. 'to': the owner receives the contact's; 'from': the contact receives the owner's. */
 export type Subscription = 'none' | 'to' | 'from' | 'both';
@@ -113,6 +113,8 @@ brand(RosterError, 'mod_roster.RosterError');
 
 /** What `ctx.depends('mod_roster')` returns. Owners must be local accounts. */
 export interface RosterApi {
+  /** The store the rows live in (db_type): process_rosteritems' patterns follow ejabberd's backend grammar. */
+  readonly dbKind: DbKind;
   /** The owner's roster, sorted by JID; `includeRequests` adds stored requests from contacts not in it. */
   getRoster(owner: AccountRef, options?: { includeRequests?: boolean }): Promise<RosterItem[]>;
   /** One item (a stored request from a contact not in the roster too, with `inRoster` false). */

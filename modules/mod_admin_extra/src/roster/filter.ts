@@ -8,13 +8,16 @@
  *
  * A JID pattern is `user@host` (or `host` alone, which matches only contacts without a user part, such as
  * gateways). Each part is a glob matched against the whole normalized part: `*` any sequence, `?` one
- * character, `[abc]`, `[a-z]` and `[!abc]` a character class, and a leading `!` negates the part. The
- * spec's SQL wildcards are accepted on every database as well: `%` is `*` and `_` is `?`; `[_]` and `[%]`
- * match the characters themselves. `any` in a JID list stands for every JID, as ejabberd's `*` and `*@*`.
+ * character, `[abc]`, `[a-z]` and `[!abc]` a character class, and a leading `!` negates the part. `any` in
+ * a JID list stands for every JID, as ejabberd's `*` and `*@*`.
  *
- * One grammar on every database: the spec's SQL row (one SUB, one ASK, one `%`/`_` pattern) is a subset.
+ * The spec gives each backend its own row. On the embedded store (its Mnesia row) `%` and `_` are
+ * ordinary characters, as in ejabberd's Mnesia backend: `_` is common in user names, and `john_doe` must
+ * not also name johnxdoe when the action is delete. On SQL the row's wildcards `%` (as `*`) and `_` (as
+ * `?`) work, `[_]` and `[%]` matching the characters themselves; the Mnesia row's lists and globs are
+ * accepted there too, so that a script written for either backend keeps working.
  */
-import { badArgument } from '@service/kernel';
+import { badArgument, type DbKind } from '@service/kernel';
 import type { Subscription } from '@service/mod_roster';
 
 export const SUBSCRIPTIONS: readonly Subscription[] = ['none', 'from', 'to', 'both'];
@@ -31,12 +34,14 @@ export interface RosterFilter {
 
 export type JidMatcher = (jid: string) => boolean;
 
-export function parseFilter(args: { subs: string; asks: string; users: string; contacts: string }): RosterFilter {
+/** `store` is where the roster rows live: it decides whether `%` and `_` are wildcards (see above). */
+export function parseFilter(args: { subs: string; asks: string; users: string; contacts: string }, store: DbKind): RosterFilter {
+  const sqlWildcards = store === 'sql';
   return {
     subscriptions: parseWords('subs', args.subs, SUBSCRIPTIONS),
     asks: parseWords('asks', args.asks, ASKS),
-    users: parseJids('users', args.users),
-    contacts: parseJids('contacts', args.contacts),
+    users: parseJids('users', args.users, sqlWildcards),
+    contacts: parseJids('contacts', args.contacts, sqlWildcards),
   };
 }
 
@@ -65,19 +70,19 @@ function parseWords<W extends string>(argument: string, text: string, allowed: r
   return new Set(words as W[]);
 }
 
-function parseJids(argument: string, text: string): JidMatcher {
+function parseJids(argument: string, text: string, sqlWildcards: boolean): JidMatcher {
   const patterns = alternatives(argument, text);
   if (patterns.some((p) => p.toLowerCase() === 'any')) return () => true;
-  const matchers = patterns.map((pattern) => jidPattern(argument, pattern));
+  const matchers = patterns.map((pattern) => jidPattern(argument, pattern, sqlWildcards));
   return (jid) => matchers.some((m) => m(jid));
 }
 
 /** One `user@host` or `host` pattern. */
-function jidPattern(argument: string, pattern: string): JidMatcher {
+function jidPattern(argument: string, pattern: string, sqlWildcards: boolean): JidMatcher {
   if (pattern.includes('/')) throw badArgument(argument, `${argument}: '${pattern}' has a resource; roster items are bare JIDs`);
   const at = pattern.indexOf('@');
   if (at < 0) {
-    const host = glob(argument, pattern);
+    const host = glob(argument, pattern, sqlWildcards);
     return (jid) => !jid.includes('@') && host(jid);
   }
   const userPart = pattern.slice(0, at);
@@ -85,8 +90,8 @@ function jidPattern(argument: string, pattern: string): JidMatcher {
   if (userPart === '' || hostPart === '' || hostPart.includes('@')) {
     throw badArgument(argument, `${argument}: '${pattern}' is not a JID pattern (user@host or host)`);
   }
-  const user = glob(argument, userPart);
-  const host = glob(argument, hostPart);
+  const user = glob(argument, userPart, sqlWildcards);
+  const host = glob(argument, hostPart, sqlWildcards);
   return (jid) => {
     const i = jid.indexOf('@');
     return i >= 0 && user(jid.slice(0, i)) && host(jid.slice(i + 1));
@@ -97,9 +102,9 @@ function jidPattern(argument: string, pattern: string): JidMatcher {
  * A glob over one JID part. Stored JIDs are normalized (lower case), so the pattern is lowered too:
  * `Alice*` finds alice1.
  */
-function glob(argument: string, part: string): (text: string) => boolean {
+function glob(argument: string, part: string, sqlWildcards: boolean): (text: string) => boolean {
   const negated = part.startsWith('!');
-  const source = toRegExp(argument, (negated ? part.slice(1) : part).toLowerCase());
+  const source = toRegExp(argument, (negated ? part.slice(1) : part).toLowerCase(), sqlWildcards);
   const re = new RegExp(`^(?:${source})$`, 'su');
   return negated ? (text) => !re.test(text) : (text) => re.test(text);
 }
@@ -114,13 +119,13 @@ function escapeInClass(c: string): string {
   return /[\\\]^[-]/.test(c) ? `\\${c}` : c;
 }
 
-function toRegExp(argument: string, pattern: string): string {
+function toRegExp(argument: string, pattern: string, sqlWildcards: boolean): string {
   const chars = [...pattern];
   let out = '';
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!;
-    if (c === '*' || c === '%') out += '.*';
-    else if (c === '?' || c === '_') out += '.';
+    if (c === '*' || (sqlWildcards && c === '%')) out += '.*';
+    else if (c === '?' || (sqlWildcards && c === '_')) out += '.';
     else if (c === '[') {
       const { source, end } = charClass(argument, pattern, chars, i);
       out += source;

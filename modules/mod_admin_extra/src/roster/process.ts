@@ -19,7 +19,8 @@ export const processCommands = [
       '`asks` is `any` or pending states separated by `:` (`none`: nothing pending, `out`: the owner asked the contact, `in`: the contact asked the owner; an item with both requests open matches `in` and `out`); ' +
       '`users` (the roster owners) and `contacts` are `any` or JID patterns separated by `:`. A pattern is `user@host`, or `host` alone for contacts without a user part (gateways); ' +
       'each part is a glob over the normalized name: `*` any sequence, `?` one character, `[abc]`, `[a-z]`, `[!abc]` character classes, and a leading `!` negates the part. ' +
-      'The SQL wildcards `%` (as `*`) and `_` (as `?`) are accepted too, on every database; `[_]` and `[%]` match those characters themselves. ' +
+      'With rosters in the SQL store (`default_db: sql`, or mod_roster\'s `db_type: sql`), the SQL wildcards `%` (as `*`) and `_` (as `?`) work too, and `[_]` and `[%]` match those characters themselves; ' +
+      'in the embedded store (`mnesia`), `%` and `_` are ordinary characters, as in ejabberd\'s Mnesia backend, so `john_doe@example.org` names john_doe only. ' +
       'The rows are the items stored in rosters: stored subscription requests from people not in the roster are rows too (subscription none, ask in); contacts seen only through shared roster groups are not. ' +
       '`delete` removes each match as a client\'s roster remove does: the owner\'s clients get a roster push, and the contact is sent unsubscribe/unsubscribed so that its side follows. ' +
       'The answer lists the matches, sorted by user then contact. Fails with 400, changing nothing, for an unknown action or an invalid filter (naming it).',
@@ -55,7 +56,7 @@ export function processHandlers(ctx: AdminContext): HandlersFor<typeof processCo
       const roster = need<RosterApi>(ctx, 'mod_roster', 'process_rosteritems');
       const verb = action.toLowerCase();
       if (!(ACTIONS as readonly string[]).includes(verb)) throw badArgument('action', `action: '${action}' is not one of ${ACTIONS.join(', ')}`);
-      const filter = parseFilter({ subs, asks, users, contacts });
+      const filter = parseFilter({ subs, asks, users, contacts }, roster.dbKind);
       const every = filter.subscriptions.size === SUBSCRIPTIONS.length;
       const matches: Match[] = [];
       for await (const row of roster.scan(every ? undefined : { subscriptions: [...filter.subscriptions] })) {

@@ -20,7 +20,7 @@ export const privacyCommands = [
     longdesc:
       `Applies \`xmlquery\`, a \`<query xmlns='${NS_PRIVACY}'/>\` holding one <list/>, <default/> or <active/>, to the account as an IQ set from one of its clients would (XEP-0016): a list is created, replaced or (without items) removed, and the account's connected resources get the privacy list push; <default/> sets or (without name) declines the default list. ` +
       'There is no session, so <active/> is refused. Needs mod_privacy. ' +
-      'Fails with 400 for XML that is not well-formed or not such a query, or a request XEP-0016 calls a bad request; with 404 when the account does not exist or a named list or roster group does not; with 409 when XEP-0016 refuses the change because the list is in use by another resource; with 422 when mod_privacy is not enabled.',
+      'Fails with 400 for XML that is not well-formed or not such a query, or a request XEP-0016 calls a bad request; with 404 when the account does not exist or a named list or roster group does not; with 409 when XEP-0016 refuses the change because a list is in use by a resource (removing the default list, or a list a session has active; the default itself can be changed or declined while the user is online, as in ejabberd); with 422 when mod_privacy is not enabled.',
     note: 'sends an IQ set privacy stanza',
     args: [
       user,

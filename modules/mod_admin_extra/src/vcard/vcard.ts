@@ -16,6 +16,9 @@ const PART_NAMES = Object.entries(PARTS)
   .map(([name, parts]) => `${name} (${parts.join(', ')})`)
   .join('; ');
 
+// XEP-0054's DTD: ORG (ORGNAME, ORGUNIT*), CATEGORIES (KEYWORD+), LABEL (…, LINE+). mod_vcard's fields.ts keeps them in one entry.
+const INSIDE =
+  'ORG ORGUNIT, CATEGORIES KEYWORD and LABEL LINE repeat inside one entry rather than as entries (one ORG holds its ORGNAME and all its units): they are read from and written into the first such entry.';
 const ABSENT = 'A field the vCard does not have, or an account without a vCard, reads as empty: it is not an error.';
 const FAILS_READ = 'Fails with 404 when the account does not exist, with 400 when the host is not served here or the name is not one of these.';
 const KEEPS = 'The rest of the vCard is kept; clients fetching it over XMPP (vcard-temp) see the change at once.';
@@ -44,7 +47,7 @@ export const vcardFieldCommands = [
     desc: 'Get content from a vCard subfield',
     longdesc:
       `Name and subname pairs (case does not matter): ${PART_NAMES}. For TEL and EMAIL, a type subname (HOME, WORK, CELL…) reads the NUMBER or USERID of the entry carrying that type. ` +
-      `When the vCard has several such entries, the first one (get_vcard2_multi gives them all). ${ABSENT} ${FAILS_READ}`,
+      `When the vCard has several such entries, the first one (get_vcard2_multi gives them all). ${INSIDE} ${ABSENT} ${FAILS_READ}`,
     args: [user, host, partName, subname],
     result: { name: 'content', type: 'string', desc: 'Field content' },
     examples: [{ args: { user: 'user1', host: 'myserver.com', name: 'N', subname: 'FAMILY' }, result: 'Schubert' }],
@@ -53,7 +56,7 @@ export const vcardFieldCommands = [
     name: 'get_vcard2_multi',
     tags: ['vcard'],
     desc: 'Get multiple contents from a vCard field',
-    longdesc: `Every value of a subfield, in document order: all the home phone numbers (TEL HOME), all the e-mail addresses (EMAIL USERID). Name and subname as for get_vcard2. An empty list when there is none. ${FAILS_READ}`,
+    longdesc: `Every value of a subfield, in document order: all the home phone numbers (TEL HOME), all the e-mail addresses (EMAIL USERID), all the units of the organization (ORG ORGUNIT). Name and subname as for get_vcard2. ${INSIDE} An empty list when there is none. ${FAILS_READ}`,
     args: [user, host, { ...partName, example: 'TEL' }, { ...subname, example: 'HOME' }],
     result: { name: 'contents', type: { list: 'string', item: 'value' }, desc: 'The values, in document order' },
     examples: [{ args: { user: 'user1', host: 'myserver.com', name: 'TEL', subname: 'HOME' }, result: ['+1 555 0100', '+1 555 0101'] }],
@@ -74,7 +77,7 @@ export const vcardFieldCommands = [
     desc: 'Set content in a vCard subfield',
     longdesc:
       `Name and subname pairs as for get_vcard2: ${PART_NAMES}. For TEL and EMAIL, a type subname (HOME, WORK, CELL…) writes an entry carrying that type with the value in its NUMBER or USERID, as XEP-0054 clients expect. ` +
-      `When there are several such entries, the value replaces them all. An empty content removes the subfield. ${KEEPS} ${FAILS_WRITE}`,
+      `When there are several such entries, the value replaces them all; for ORG ORGUNIT, CATEGORIES KEYWORD and LABEL LINE, it replaces those of the first entry, which keeps its other children (as set_vcard2_multi with one value). An empty content removes the subfield. ${KEEPS} ${FAILS_WRITE}`,
     args: [user, host, { ...partName, example: 'TEL' }, { ...subname, example: 'NUMBER' }, { name: 'content', type: 'string', desc: 'Value', example: '123456' }],
     result: { name: 'res', type: 'rescode' },
     examples: [{ args: { user: 'user1', host: 'myserver.com', name: 'TEL', subname: 'NUMBER', content: '123456' }, result: 0 }],
@@ -84,7 +87,7 @@ export const vcardFieldCommands = [
     tags: ['vcard'],
     desc: 'Set multiple contents in a vCard subfield',
     longdesc:
-      `Makes the subfield hold exactly these values, one entry each (several home phone numbers, several e-mail addresses), in order. Name and subname as for get_vcard2. ` +
+      `Makes the subfield hold exactly these values, in order: one entry each (several home phone numbers, several e-mail addresses), or, for ORG ORGUNIT, CATEGORIES KEYWORD and LABEL LINE, all inside the first entry, replacing its own and keeping its other children (an ORG keeps its ORGNAME; a new ORG gets an empty one, which XEP-0054 requires). Name and subname as for get_vcard2. ` +
       `Empty strings are left out; an empty list removes the subfield. ${KEEPS} ${FAILS_WRITE}`,
     args: [user, host, { ...partName, example: 'TEL' }, { ...subname, example: 'HOME' }, { name: 'contents', type: { list: 'string', item: 'value' }, desc: 'Contents', example: ['+1 555 0100', '+1 555 0101'] }],
     result: { name: 'res', type: 'rescode' },
