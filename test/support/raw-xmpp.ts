@@ -304,8 +304,11 @@ export class RawXmppPeer extends PeerBase {
     this.resetReceived();
   }
 
-  /** STARTTLS, SASL PLAIN, stream restart and resource binding; resolves with the bound full JID. */
-  async login(user: string, password: string, options: { host?: string; resource?: string } = {}): Promise<string> {
+  /**
+   * STARTTLS, SASL PLAIN and the stream restart, up to the features of the authenticated stream (where a
+   * client binds a resource, or resumes a session with stream management).
+   */
+  async authenticate(user: string, password: string, options: { host?: string } = {}): Promise<void> {
     const host = options.host ?? 'localhost';
     await this.open({ to: host });
     await this.startTls();
@@ -316,6 +319,11 @@ export class RawXmppPeer extends PeerBase {
     if (!outcome[0].startsWith('<success')) throw new Error(`authentication failed: ${outcome[0]}`);
     await this.open({ to: host });
     this.resetReceived();
+  }
+
+  /** authenticate, then resource binding; resolves with the bound full JID. */
+  async login(user: string, password: string, options: { host?: string; resource?: string } = {}): Promise<string> {
+    await this.authenticate(user, password, options);
     const resource = options.resource ? `<resource>${options.resource}</resource>` : '';
     this.write(`<iq type='set' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'>${resource}</bind></iq>`);
     const jid = await this.waitFor(/<jid>([^<]+)<\/jid>/);

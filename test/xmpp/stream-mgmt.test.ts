@@ -1,9 +1,11 @@
 /**
  * Stream management (XEP-0198) with a real client: acknowledgements, resumption after a lost connection
  * with the stanzas sent meanwhile, and unacknowledged messages handed back to routing when a session is
- * not resumed.
+ * not resumed; with a raw peer, the stream error for an acknowledgement of more than was sent. How a
+ * session ends in detail is in stream-mgmt-end.test.ts.
  */
 import { expect } from 'chai';
+import { RawXmppPeer } from '../support/raw-xmpp.js';
 import { TestServer } from '../support/server.js';
 import { login, next, stopAll, xml, xmppConfig, type Client } from '../support/xmpp.js';
 
@@ -42,6 +44,29 @@ describe('stream management', () => {
       expect(Number((await ack).attrs.h)).to.be.greaterThan(0);
     } finally {
       await stopAll(carla);
+    }
+  });
+
+  it('closes the stream when the client acknowledges more than was sent, <handled-count-too-high/> inside the stream error', async () => {
+    const peer = await RawXmppPeer.connect(t.server.portOf('service_c2s')!);
+    try {
+      await peer.login('carla', 'pw', { resource: 'counter' });
+      peer.write("<enable xmlns='urn:xmpp:sm:3'/>");
+      await peer.waitFor(/<enabled\b/);
+      // One stanza from the server: the answer to this IQ.
+      peer.write("<iq type='get' id='one' to='localhost'><query xmlns='urn:test:nothing'/></iq>");
+      await peer.waitFor(/<iq\b[^>]*id=['"]one['"]/);
+      peer.write("<a xmlns='urn:xmpp:sm:3' h='5'/>");
+      const error = await peer.streamError();
+      expect(error.condition).to.equal('undefined-condition');
+      // XEP-0198 §4: inside <stream:error>, next to the defined condition, and nowhere else.
+      const tooHigh = /<handled-count-too-high\b[^>]*\/>/.exec(error.raw)?.[0];
+      expect(tooHigh).to.be.a('string');
+      expect(tooHigh).to.match(/xmlns=['"]urn:xmpp:sm:3['"]/).and.match(/\bh=['"]5['"]/).and.match(/send-count=['"]1['"]/);
+      expect(peer.all.match(/<handled-count-too-high\b/g)).to.have.length(1);
+      await peer.waitClosed();
+    } finally {
+      peer.destroy();
     }
   });
 

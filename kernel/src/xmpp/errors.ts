@@ -101,6 +101,11 @@ export class StreamError extends Error {
   constructor(
     readonly condition: StreamErrorCondition,
     readonly text?: string,
+    /**
+     * An application-specific condition (RFC 6120 §4.9.4), sent inside <stream:error> after the defined
+     * condition, e.g. XEP-0198's <handled-count-too-high/>.
+     */
+    readonly appCondition?: XmlElement,
   ) {
     super(text ?? condition);
     this.name = 'StreamError';
@@ -112,6 +117,7 @@ export class StreamError extends Error {
       {},
       x(this.condition, { xmlns: NS.STREAMS }),
       this.text ? x('text', { xmlns: NS.STREAMS, 'xml:lang': 'en' }, this.text) : undefined,
+      this.appCondition,
     );
   }
 }

@@ -75,7 +75,13 @@ export class OfflineDelivery {
   }
 }
 
+/**
+ * The message with the server's XEP-0203 stamp. One that carries the server's stamp already (stored again
+ * after a session ended without acknowledging it, see mod_stream_mgmt) keeps that one: it is older, and a
+ * second stamp from the same server on each round would pile up.
+ */
 function delayed(message: StoredMessage, host: string, now: number): XmlElement {
   const stanza = withRemainingSeconds(message.stanza, now - message.createdAt);
+  if (stanza.getChildren('delay', NS_DELAY).some((d) => d.attr('from') === host)) return stanza;
   return stanza.append(x('delay', { xmlns: NS_DELAY, from: host, stamp: new Date(message.createdAt).toISOString() }, 'Offline Storage'));
 }

@@ -2,10 +2,12 @@
  * mod_stream_mgmt: stream management (XEP-0198). Acknowledgements both ways, and resumption: a session
  * whose connection is lost stays bound, detached, for `resume_timeout` seconds, its stanzas queued; a
  * new stream that resumes it gets the unacknowledged ones again. A session that ends for good hands its
- * unacknowledged messages back to routing (other resources, or offline storage).
+ * unacknowledged stanzas to unacknowledged.ts (messages back to routing, once; IQ requests answered).
  */
-import { StanzaError, StreamError, defineModule, x, type C2SSession, type KernelServices, type StreamInContext, type XmlElement } from '@service/kernel';
+import { StreamError, defineModule, x, type C2SSession, type KernelServices, type StreamInContext, type XmlElement } from '@service/kernel';
+import { Deliveries } from './deliveries.js';
 import { NS_SM, SmState } from './state.js';
+import { Unacknowledged } from './unacknowledged.js';
 
 const STANZAS = new Set(['message', 'presence', 'iq']);
 const ACK_REQUEST_DELAY_MS = 1000;
@@ -16,12 +18,15 @@ interface Options {
   max_ack_queue: number;
 }
 
-function failed(condition: 'unexpected-request' | 'item-not-found' | 'feature-not-implemented', text?: string): XmlElement {
-  return x('failed', { xmlns: NS_SM }, x(condition, { xmlns: 'urn:ietf:params:xml:ns:xmpp-stanzas' }), text ? x('text', { xmlns: 'urn:ietf:params:xml:ns:xmpp-stanzas' }, text) : undefined);
+/** `h`: on a failed resumption of a session the server knows, what it handled of it (XEP-0198 §5 allows it). */
+function failed(condition: 'unexpected-request' | 'item-not-found' | 'feature-not-implemented', text?: string, h?: number): XmlElement {
+  return x('failed', { xmlns: NS_SM, h }, x(condition, { xmlns: 'urn:ietf:params:xml:ns:xmpp-stanzas' }), text ? x('text', { xmlns: 'urn:ietf:params:xml:ns:xmpp-stanzas' }, text) : undefined);
 }
 
 function createStreamManagement(services: KernelServices, options: () => Options) {
   const { xmpp } = services;
+  const deliveries = new Deliveries();
+  const unacknowledged = new Unacknowledged(xmpp.router, deliveries, services.logger);
 
   /** Asks the client for an acknowledgement soon, once per burst of stanzas. */
   const requestAck = (session: C2SSession, sm: SmState) => {
@@ -52,12 +57,16 @@ function createStreamManagement(services: KernelServices, options: () => Options
     const session = xmpp.sessions.byAccount(ctx.account.bare).find((s) => s.id === previd);
     const sm = session && SmState.of(session);
     if (!session || !sm?.resumable || session.closed) return ctx.stream.sendElement(failed('item-not-found', 'no session to resume with this id'));
-    clearTimeout(sm.resumeTimer);
-    sm.resumeTimer = undefined;
     const h = Number(ctx.element.attr('h'));
     if (Number.isInteger(h) && h >= 0 && !sm.acknowledge(h)) {
-      return ctx.stream.sendElement(failed('unexpected-request', 'h counts more stanzas than were sent'));
+      // A failed attempt changes nothing for the session: still detached, it ends when its timeout
+      // expires (XEP-0198 §5), unless a correct <resume/> comes first. Ending it here would let a client
+      // with a wrong counter throw away what it could still get; stopping its timer would keep it online,
+      // unreachable, for ever.
+      return ctx.stream.sendElement(failed('unexpected-request', 'h counts more stanzas than were sent', sm.inbound));
     }
+    clearTimeout(sm.resumeTimer);
+    sm.resumeTimer = undefined;
     const previous = session.outlet;
     ctx.stream.adopt(session);
     previous?.close(new StreamError('conflict', 'the session was resumed on another connection'));
@@ -79,8 +88,9 @@ function createStreamManagement(services: KernelServices, options: () => Options
       if (element.local === 'a') {
         const h = Number(element.attr('h'));
         if (!Number.isInteger(h) || h < 0 || !sm.acknowledge(h)) {
-          ctx.stream.sendElement(x('handled-count-too-high', { xmlns: NS_SM, h: element.attr('h'), 'send-count': sm.outbound }));
-          return ctx.session!.outlet?.close(new StreamError('undefined-condition', 'acknowledged more stanzas than were sent'));
+          // XEP-0198 §4: the application-specific condition goes inside the stream error.
+          const tooHigh = x('handled-count-too-high', { xmlns: NS_SM, h: element.attr('h'), 'send-count': sm.outbound });
+          return ctx.session!.outlet?.close(new StreamError('undefined-condition', 'acknowledged more stanzas than were sent', tooHigh));
         }
         return;
       }
@@ -101,6 +111,9 @@ function createStreamManagement(services: KernelServices, options: () => Options
       sm.sent(ctx.stanza);
       requestAck(ctx.session, sm);
     }
+    // Every session, with stream management or not: who got a message decides what becomes of another
+    // session's unacknowledged copy of it.
+    if (ctx.stanza.name === 'message') deliveries.record(ctx.stanza, ctx.session);
     await next();
   };
 
@@ -115,24 +128,16 @@ function createStreamManagement(services: KernelServices, options: () => Options
     return true;
   };
 
-  /** The session is over: what the client never acknowledged goes back to routing. */
-  const rerouteUnacknowledged = async (session: C2SSession) => {
+  /** The session is over: what the client never acknowledged is settled (unacknowledged.ts). */
+  const sessionClosed = async (session: C2SSession) => {
     const sm = SmState.of(session);
     if (!sm) return;
     clearTimeout(sm.resumeTimer);
     clearTimeout(sm.ackRequest);
-    const pending = sm.queue.splice(0);
-    for (const stanza of pending) {
-      const type = stanza.attr('type');
-      if (stanza.name === 'message' && type !== 'error' && type !== 'groupchat' && type !== 'headline') {
-        await xmpp.router.route(stanza);
-      } else if (stanza.name === 'iq' && (type === 'get' || type === 'set')) {
-        await xmpp.router.bounce(stanza, new StanzaError('service-unavailable', 'the recipient disconnected'));
-      }
-    }
+    await unacknowledged.settle(session, sm.queue.splice(0));
   };
 
-  return { streamIn, userReceive, keep, rerouteUnacknowledged };
+  return { streamIn, userReceive, keep, sessionClosed };
 }
 
 export default defineModule({
@@ -143,7 +148,9 @@ export default defineModule({
   doc:
     'Clients that enable stream management (urn:xmpp:sm:3) get stanza acknowledgements both ways. With `resume`, a session whose connection drops stays ' +
     'online for up to `resume_timeout` seconds, its incoming stanzas queued; the client reconnects, resumes, and gets everything it had not acknowledged. ' +
-    'When a session ends for good, unacknowledged messages go back to routing: to the account\'s other resources, or to offline storage.',
+    'When a session ends for good, each unacknowledged chat or normal message goes back to routing once, to the account\'s other resources or to offline storage, ' +
+    'but never to a resource that already got it; carbon copies, groupchat, headlines and presence are dropped, and IQ requests are answered with service-unavailable. ' +
+    'A failed resumption leaves the session to end when its timeout expires.',
   options: {
     resume_timeout: { type: 'integer', min: 1, default: 300, doc: 'Seconds a lost session waits to be resumed, when the client does not ask for less.' },
     max_resume_timeout: { type: 'integer', min: 1, default: 600, doc: 'The most a client may ask for with `max`.' },
@@ -163,7 +170,7 @@ export default defineModule({
         sessionKeepers: [sm.keep],
         disco: [{ scope: 'server', features: [NS_SM] }],
       },
-      hooks: [{ hook: 'c2s_session_closed', handler: sm.rerouteUnacknowledged }],
+      hooks: [{ hook: 'c2s_session_closed', handler: sm.sessionClosed }],
       reload(next) {
         options = next;
       },
