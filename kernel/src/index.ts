@@ -70,6 +70,7 @@ export { toStoredXml, fromStoredXml } from './xmpp/xml/stored.js';
 export { KeyedLock } from './util/keyed-lock.js';
 export { brand } from './util/brand.js';
 export { Jid, InvalidJid } from './xmpp/jid.js';
+export { presenceAccess, type PresenceAccess } from './xmpp/presence-access.js';
 export { NS } from './xmpp/ns.js';
 export { StanzaError, StreamError, errorReply, STANZA_CONDITIONS, type StanzaCondition, type StanzaErrorType, type StreamErrorCondition } from './xmpp/errors.js';
 export { C2SSession, type ConnectionKind, type StanzaOutlet } from './xmpp/sm/session.js';

@@ -8,11 +8,10 @@
  * not exist, gets <service-unavailable/> for disco#info and an empty disco#items result — the same
  * answers in both cases, so that they cannot be told apart.
  */
-import type { IqContext, IqHandlerRegistration, KernelServices, XmlElement, XmppService } from '@service/kernel';
+import type { IqContext, IqHandlerRegistration, KernelServices, PresenceAccess, XmlElement, XmppService } from '@service/kernel';
 import { infoQuery } from './info.js';
 import { itemsQuery, type ServerItems } from './items.js';
 import { NS_DISCO_INFO, NS_DISCO_ITEMS } from './ns.js';
-import type { PresenceAccess } from './presence-access.js';
 import { StanzaError } from '@service/kernel';
 
 type AccountService = KernelServices['accounts'];

@@ -4,11 +4,10 @@
  * stops disappears from the answers). Dependents may list items of the server through the `api`. Uses
  * mod_roster, when enabled, to answer an account's contacts with a presence subscription (XEP-0030 §8).
  */
-import { defineModule } from '@service/kernel';
+import { defineModule, presenceAccess } from '@service/kernel';
 import { discoHandlers } from './handlers.js';
 import { ServerItems, type DiscoItem, type DiscoItemsProvider } from './items.js';
 import { NS_DISCO_INFO, NS_DISCO_ITEMS } from './ns.js';
-import { presenceAccess } from './presence-access.js';
 
 export type { DiscoItem, DiscoItemsProvider };
 

@@ -3,14 +3,13 @@
  * their last logout with the status they left; records it when an account's last session ends. Uses
  * mod_roster, when enabled, to let contacts with a presence subscription ask.
  */
-import { defineModule } from '@service/kernel';
+import { defineModule, presenceAccess } from '@service/kernel';
 import { accountKey } from '@service/kernel';
 import { LastActivity } from './activity.js';
 import { lastActivityApi } from './api.js';
 import { NS_LAST, lastIqHandlers } from './iq.js';
 import { logoutTracker } from './logout-tracker.js';
 import { LAST_MIGRATIONS } from './migrations.js';
-import { lastActivityAccess } from './roster-access.js';
 import { LastActivityStore } from './store.js';
 
 export type { LastActivityApi, LastActivityRecord } from './api.js';
@@ -28,7 +27,7 @@ export default defineModule({
   start(ctx) {
     const sessions = ctx.services.xmpp.sessions;
     const activity = new LastActivity(new LastActivityStore(ctx.db), sessions);
-    const access = lastActivityAccess(ctx.depends('mod_roster'));
+    const access = presenceAccess(() => ctx.depends('mod_roster'));
     return {
       api: lastActivityApi(activity),
       xmpp: {

@@ -1,21 +1,22 @@
 /**
- * Who may discover an account (XEP-0030 §8): the account itself, and those allowed to see its presence —
- * contacts it has granted a subscription to ('from' or 'both' in its roster). mod_roster is an optional
- * dependency: without it, only the account itself may ask.
+ * Who may see an account's presence, and so what XEPs guard by it (last activity, XEP-0012 §3; disco of an
+ * account, XEP-0030 §8): the account itself, and contacts it has granted a subscription to ('from' or 'both'
+ * in its roster, RFC 6121). The roster is mod_roster's, an optional dependency of the modules that ask:
+ * without it, only the account itself may.
  */
-import type { Jid } from '@service/kernel';
+import type { Jid } from './jid.js';
 
 /**
- * The part of mod_roster's api (RosterApi) used here, declared structurally: this package does not
- * depend on mod_roster's, and the module may be absent.
+ * The part of mod_roster's api (RosterApi) used here, declared structurally: the kernel does not depend on
+ * mod_roster, and the module may be absent.
  */
 interface RosterItems {
   getItem(owner: string, contact: string): Promise<{ readonly subscription: string } | undefined>;
 }
 
-/** Whether `requester` may see `owner`'s presence; `rosterApi` is mod_roster's api, read at each call. */
 export type PresenceAccess = (owner: Jid, requester: Jid) => Promise<boolean>;
 
+/** `rosterApi` gives mod_roster's api (or undefined), read at each call: the module may start or stop. */
 export function presenceAccess(rosterApi: () => unknown): PresenceAccess {
   return async (owner, requester) => {
     if (owner.bare === requester.bare) return true;
