@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, ModuleError, Server, type ConfigLocation } from '@service/kernel';
 import { ControlClient, NotRunning } from './client.js';
-import { EXIT, fail } from './exit.js';
+import { EXIT, exitStatusOf, fail } from './exit.js';
 import { notRunningMessage, socketPath } from './run-command.js';
 
 export const PID_FILE = 'service.pid';
@@ -122,7 +122,8 @@ export async function restart(location: ConfigLocation): Promise<never> {
   const client = await connectOrNull(location);
   if (!client) return fail(notRunningMessage(location, `no answer on ${socketPath(location)}`), EXIT.notRunning);
   const frame = await client.request({ op: 'call', command: 'restart', argv: [] });
-  if (frame.type === 'error') return fail(frame.message, EXIT.failed);
+  // The server refuses a restart (422) only when its configuration file would not start it again.
+  if (frame.type === 'error') return fail(frame.message, frame.kind === 'failed' ? EXIT.config : exitStatusOf(frame.kind));
   await client.closed();
   const deadline = Date.now() + WAIT_MS;
   while (Date.now() < deadline) {

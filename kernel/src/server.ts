@@ -155,6 +155,14 @@ export class Server implements ServerControl {
     void this.shutdown().then(() => this.options.onExit?.(0));
   }
 
+  /**
+   * Reads and validates the configuration file as a restart would, changing nothing: a restart with a file
+   * that cannot start the server would leave no server at all. Throws the ConfigError.
+   */
+  async checkConfigFile(): Promise<void> {
+    await loadConfigFile(this.options.configFile, this.#configContext());
+  }
+
   restart(): void {
     this.#serialize(async () => {
       this.#logger.notice('restarting');

@@ -75,6 +75,21 @@ describe('servicectl lifecycle', () => {
       expect((await servicectl(file, 'registered_users', 'localhost')).stdout).to.equal('kim\n');
     });
 
+    it('refuses to restart with a configuration file that would not start, and keeps running', async () => {
+      const good = await readFile(file, 'utf8');
+      await writeFile(file, `${good}\nloglevle: info\n`);
+      try {
+        const res = await servicectl(file, 'restart');
+        expect(res.code).to.equal(78);
+        expect(res.stderr).to.match(/the server was not restarted: .*loglevle.*did you mean 'loglevel'/s);
+      } finally {
+        await writeFile(file, good);
+      }
+      const status = await servicectl(file, 'status');
+      expect(status.code).to.equal(0);
+      expect((await servicectl(file, 'registered_users', 'localhost')).stdout).to.equal('kim\n');
+    });
+
     it('stops, waiting for the process to exit and removing the pid file', async () => {
       const res = await servicectl(file, 'stop');
       expect(res.code, res.stderr).to.equal(0);

@@ -35,7 +35,7 @@ export const serverCommands = [
     name: 'restart',
     tags: ['server'],
     desc: 'Restart the server',
-    longdesc: 'Graceful: answers first, then stops everything and starts again from the configuration file, on the same ports.',
+    longdesc: 'Graceful: checks the configuration file, answers, then stops everything and starts again from that file, on the same ports. An invalid file is refused (422, every problem with its line) and the server keeps running.',
     args: [],
     result: { name: 'res', type: 'rescode' },
     examples: [{ args: {}, result: 0 }],
@@ -109,7 +109,15 @@ export function serverHandlers(services: KernelServices): HandlersFor<typeof ser
       return `The node ${node} is started with status: ${server.status}\n${running ? `service ${KERNEL_VERSION} is running in that node` : 'service is not running in that node'}`;
     },
     stop: () => void afterReply(() => server.stop()),
-    restart: () => void afterReply(() => server.restart()),
+    restart: async () => {
+      // Checked before answering: the running server stays when the file would not start one.
+      try {
+        await server.checkConfigFile();
+      } catch (err) {
+        throw failed(`the server was not restarted: ${(err as Error).message}`);
+      }
+      afterReply(() => server.restart());
+    },
     halt: () => void afterReply(() => server.halt()),
     reload_config: async () => {
       try {

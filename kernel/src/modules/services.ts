@@ -24,6 +24,8 @@ export interface ServerControl {
   stop(): void;
   /** Graceful restart: listeners, modules and storage are stopped and started again on a fresh config. */
   restart(): void;
+  /** Validates the configuration file as a restart would read it; throws its ConfigError. */
+  checkConfigFile(): Promise<void>;
   /** Immediate stop with exit status 1. */
   halt(): void;
   /** Re-reads the configuration file; throws a ConfigError (and changes nothing) when it is invalid. */
