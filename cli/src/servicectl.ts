@@ -87,6 +87,8 @@ try {
 } catch (err) {
   fail((err as Error).message, EXIT.config);
 }
+// A running server keeps the configuration it validated: a broken file must not keep servicectl from it.
+if (location.problem) process.stderr.write(`servicectl: warning: ${location.problem}; using data_dir ${location.dataDir}\n`);
 const { command, args, json } = invocation;
 const noArgs = () => {
   if (args.length) fail(`${command} takes no arguments`, EXIT.usage);

@@ -90,6 +90,22 @@ describe('servicectl lifecycle', () => {
       expect((await servicectl(file, 'registered_users', 'localhost')).stdout).to.equal('kim\n');
     });
 
+    it('still reaches the running server when the file is not valid YAML, and says where it breaks', async () => {
+      const good = await readFile(file, 'utf8');
+      await writeFile(file, `${good}\nbroken:\n\t- tab\n`);
+      try {
+        const status = await servicectl(file, 'status');
+        expect(status.code, status.stderr).to.equal(0);
+        expect(status.stderr).to.match(/^servicectl: warning: .*service\.yml is not valid YAML \(line \d+, column \d+: .*\); using data_dir /);
+        const reload = await servicectl(file, 'reload_config');
+        expect(reload.code).to.not.equal(0);
+        expect(reload.stderr).to.match(/not reloaded/);
+      } finally {
+        await writeFile(file, good);
+      }
+      expect((await servicectl(file, 'registered_users', 'localhost')).stdout).to.equal('kim\n');
+    });
+
     it('stops, waiting for the process to exit and removing the pid file', async () => {
       const res = await servicectl(file, 'stop');
       expect(res.code, res.stderr).to.equal(0);
