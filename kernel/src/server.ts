@@ -208,6 +208,9 @@ export class Server implements ServerControl {
     this.#startedAt = Date.now();
     const config = await loadConfigFile(this.options.configFile, this.#configContext());
     this.#config = config;
+    // Before the log opens its file there: a directory the log writer made would have the default mode, and
+    // the data directory holds the database (password keys) and the control socket.
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
     const logSettings = { level: config.loglevel, rotateCount: config.log_rotate_count, rotateSize: config.log_rotate_size };
     if (this.#logs) this.#logs.configure(logSettings);
     else if (this.options.logger) this.#logs = LogService.external(this.options.logger, config.loglevel);
@@ -220,7 +223,6 @@ export class Server implements ServerControl {
       });
     }
     try {
-      await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
       this.#storage = await Storage.open({ sql: config.sql, dataDir: config.dataDir, defaultDb: config.default_db }, this.#logger);
       await this.#storage.migrate('kernel', ACCOUNT_MIGRATIONS, this.#authDb());
       await this.#storage.migrate('kernel', NODE_MIGRATIONS, config.default_db);

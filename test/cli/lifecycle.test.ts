@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -59,6 +59,9 @@ describe('servicectl lifecycle', () => {
       expect(started.code, started.stderr).to.equal(0);
       expect(started.stdout).to.match(/^service started \(pid \d+\)/);
       const pid = Number((await readFile(join(dir, 'data', 'service.pid'), 'utf8')).trim());
+      // The data directory holds the database and the control socket; the log is the operator's too.
+      expect((await stat(join(dir, 'data'))).mode & 0o777).to.equal(0o700);
+      expect((await stat(join(dir, 'data', 'service.log'))).mode & 0o777).to.equal(0o600);
       expect(started.stdout).to.include(`pid ${pid}`);
       const status = await servicectl(file, 'status');
       expect(status.code).to.equal(0);

@@ -49,7 +49,7 @@ export class LogService {
     }
     const streams: StreamEntry[] = [];
     if (settings.file) {
-      this.#file = pino.destination({ dest: settings.file, sync: false, mkdir: true, append: true }) as unknown as SonicBoom;
+      this.#file = pino.destination({ dest: settings.file, sync: false, mkdir: true, append: true, mode: 0o600 }) as unknown as SonicBoom;
       streams.push({ level: 'trace', stream: this.#file as unknown as DestinationStream });
     }
     if (settings.stdout) {
