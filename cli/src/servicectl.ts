@@ -94,6 +94,20 @@ const noArgs = () => {
   if (args.length) fail(`${command} takes no arguments`, EXIT.usage);
 };
 
+/**
+ * The server can go away mid-command (killed, crashed): say so in one line, not with a stack trace. Only
+ * for commands that talk to a server: in the foreground the server itself runs in this process.
+ */
+function reportLostServer(): void {
+  process.on('uncaughtException', lostServer);
+  process.on('unhandledRejection', lostServer);
+}
+
+function lostServer(err: unknown): never {
+  const message = err instanceof Error ? err.message : String(err);
+  return fail(`${message}: the command's outcome is unknown, see the server's log`, EXIT.internal);
+}
+
 switch (command) {
   case 'foreground':
     noArgs();
@@ -105,10 +119,12 @@ switch (command) {
     break;
   case 'stop':
     noArgs();
+    reportLostServer();
     await stop(location);
     break;
   case 'restart':
     noArgs();
+    reportLostServer();
     await restart(location);
     break;
   case 'status':
@@ -120,5 +136,6 @@ switch (command) {
     await help(location, args[0]);
     break;
   default:
+    reportLostServer();
     await runCommand(command!, args, { json, location });
 }

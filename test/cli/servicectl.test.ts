@@ -266,4 +266,23 @@ describe('servicectl', () => {
       expect(res).to.deep.include({ code: 0, stdout: '', stderr: '' });
     });
   });
+
+  describe('a server that dies mid-command', () => {
+    it('says so in one line, with exit 70, not a stack trace', async () => {
+      const doomed = await spawnServer((port) => ({ ...openConfig(port), modules: { mod_http_api: {}, mod_fixture: {} } }), undefined, async (dir) => {
+        await mkdir(join(dir, 'data', 'plugins'), { recursive: true });
+        await cp(join(FIXTURE_PLUGINS, 'mod_fixture'), join(dir, 'data', 'plugins', 'mod_fixture'), { recursive: true });
+      });
+      try {
+        const running = servicectl(doomed.configFile, 'fixture_slow', '5000');
+        await new Promise((r) => setTimeout(r, 1000));
+        doomed.child.kill('SIGKILL');
+        const res = await running;
+        expect(res.code).to.equal(70);
+        expect(res.stderr).to.equal("servicectl: the server closed the control connection: the command's outcome is unknown, see the server's log\n");
+      } finally {
+        await doomed.cleanup();
+      }
+    });
+  });
 });
