@@ -18,6 +18,13 @@ const WAIT_MS = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function foreground(location: ConfigLocation, options: { daemon: boolean }): Promise<void> {
+  // Asked before anything starts: a second server would open the database, start modules and write into
+  // the first one's log before finding the control socket taken.
+  const running = await connectOrNull(location);
+  if (running) {
+    running.close();
+    fail(`a server already runs with data_dir ${location.dataDir} (it answers on ${socketPath(location)})`, EXIT.failed);
+  }
   let server: Server;
   try {
     server = await Server.start({
@@ -29,6 +36,8 @@ export async function foreground(location: ConfigLocation, options: { daemon: bo
     });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof ModuleError) fail(err.message, EXIT.config);
+    // A port another program holds is a listener of the configuration that cannot start.
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') fail(`cannot start: ${(err as Error).message}`, EXIT.config);
     fail(`cannot start: ${(err as Error).message}`, EXIT.failed);
   }
   const pidFile = join(server.config.dataDir, PID_FILE);

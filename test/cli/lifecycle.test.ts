@@ -24,7 +24,8 @@ describe('servicectl lifecycle', () => {
   describe('a daemon', () => {
     let dir: string;
     let file: string;
-    before(async () => ({ dir, file } = await configDir(openConfig)));
+    let port: number;
+    before(async () => ({ dir, file, port } = await configDir(openConfig)));
     after(async () => {
       await servicectl(file, 'stop');
       await rm(dir, { recursive: true, force: true });
@@ -76,6 +77,28 @@ describe('servicectl lifecycle', () => {
       const res = await servicectl(file, 'restart');
       expect(res.code, res.stderr).to.equal(0);
       expect((await servicectl(file, 'registered_users', 'localhost')).stdout).to.equal('kim\n');
+    });
+
+    it('refuses a second server on the same data directory before it starts anything', async () => {
+      const logBefore = await readFile(join(dir, 'data', 'service.log'), 'utf8');
+      const second = await servicectl(file, 'foreground');
+      expect(second.code).to.equal(1);
+      expect(second.stderr).to.match(/^servicectl: a server already runs with data_dir .*data \(it answers on /);
+      await new Promise((r) => setTimeout(r, 200));
+      const logAfter = await readFile(join(dir, 'data', 'service.log'), 'utf8');
+      expect(logAfter.slice(logBefore.length)).to.not.match(/service stopped|starting/);
+      expect((await servicectl(file, 'status')).code).to.equal(0);
+    });
+
+    it('says a port another program holds is a configuration problem (exit 78)', async () => {
+      const other = await configDir(() => openConfig(port));
+      try {
+        const res = await servicectl(other.file, 'foreground');
+        expect(res.code).to.equal(78);
+        expect(res.stderr).to.match(/^servicectl: cannot start: .*EADDRINUSE|address already in use/);
+      } finally {
+        await rm(other.dir, { recursive: true, force: true });
+      }
     });
 
     it('refuses to restart with a configuration file that would not start, and keeps running', async () => {

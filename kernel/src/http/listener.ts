@@ -160,7 +160,7 @@ export function listen(server: import('node:net').Server, port: number, ip: stri
         listen(server, port, '0.0.0.0').then(resolve, reject);
         return;
       }
-      reject(new Error(`cannot listen on ${ip}:${port}: ${err.code ?? err.message}`));
+      reject(Object.assign(new Error(`cannot listen on ${ip}:${port}: ${err.code ?? err.message}`), { code: err.code }));
     };
     server.once('error', onError);
     server.listen({ port, host: ip }, () => {
