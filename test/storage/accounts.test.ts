@@ -162,12 +162,16 @@ describe('storage', () => {
     try {
       expect((await stat(dataDir)).mode & 0o777).to.equal(0o700);
       expect((await stat(path.join(dataDir, 'main.db'))).isFile()).to.equal(true);
+      // It holds password keys: only the server's user reads it, and the WAL files SQLite makes take its mode.
+      expect((await stat(path.join(dataDir, 'main.db'))).mode & 0o777).to.equal(0o600);
       const db = storage.db();
       expect(storage.sqlType).to.equal('sqlite');
       const pragma = async (name: string) => Object.values((await db.raw(`pragma ${name}`))[0] as object)[0];
       expect(await pragma('journal_mode')).to.equal('wal');
       expect(await pragma('foreign_keys')).to.equal(1);
       expect(await pragma('busy_timeout')).to.equal(5000);
+      await db.raw('create table if not exists mode_probe (x integer)');
+      expect((await stat(path.join(dataDir, 'main.db-wal'))).mode & 0o777).to.equal(0o600);
       expect(await pragma('synchronous')).to.equal(1); // NORMAL
     } finally {
       await storage.close();

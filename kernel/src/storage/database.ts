@@ -3,7 +3,7 @@
  * PostgreSQL, as configured) and `mnesia`, which here is an embedded SQLite file under the data
  * directory. Every consumer gets a knex instance and speaks SQL either way.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
@@ -65,7 +65,10 @@ export class Storage {
       const file = sqliteFile(sql.database, settings.dataDir);
       try {
         await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
-        if (file !== ':memory:') await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+        if (file !== ':memory:') {
+          await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+          createPrivately(file);
+        }
       } catch (err) {
         throw new Error(connectFailure(settings, err));
       }
@@ -91,6 +94,7 @@ export class Storage {
     if (kind === 'sql') return this.#sql;
     if (!this.#embedded) {
       mkdirSync(this.#settings.dataDir, { recursive: true, mode: 0o700 });
+      createPrivately(embeddedFile(this.#settings.dataDir));
       this.#embedded = knexFactory(sqliteConfig(embeddedFile(this.#settings.dataDir), this.#logger));
       this.#logger.debug({ file: embeddedFile(this.#settings.dataDir) }, 'embedded storage opened');
     }
@@ -243,4 +247,13 @@ function driverReason(err: unknown): string {
   const nested = err instanceof AggregateError ? err.errors.filter((e): e is Error => e instanceof Error) : [];
   const message = err.message || nested.map((e) => e.message).join('; ') || 'unknown error';
   return typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message;
+}
+
+/**
+ * Creates a database file that does not exist yet as 0600 (SQLite takes an empty file as a new database and
+ * gives its -wal and -shm files the same mode): it holds password keys, and a sql_database path may lie
+ * outside the 0700 data directory. An existing file keeps its mode.
+ */
+function createPrivately(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
 }
