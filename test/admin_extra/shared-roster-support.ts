@@ -6,9 +6,10 @@ import { expect } from 'chai';
 import type { RawConfig, TestServer } from '../support/server.js';
 import { login, next, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 import { xmlrpcAsAdmin } from '../support/xmlrpc.js';
+import { ADMIN, NS_ROSTER, rosterItems, view, type ItemView } from './roster-clients.js';
 
-export const ADMIN = 'admin@localhost:adminpass';
-export const NS_ROSTER = 'jabber:iq:roster';
+export { ADMIN, NS_ROSTER, rosterItems, view, type ItemView };
+
 export const MODULES = { mod_roster: {}, mod_presence: {}, mod_shared_roster: {}, mod_admin_extra: {} };
 /** Generous: other suites run at the same time. */
 export const WAIT = 10_000;
@@ -19,30 +20,8 @@ export function config(modules: Record<string, unknown> = MODULES): RawConfig {
   return raw;
 }
 
-export interface ItemView {
-  jid: string;
-  subscription: string;
-  name?: string;
-  ask?: string;
-  groups?: string[];
-}
-
-/** An item as a plain object, with only the attributes it has. */
-export function view(item: Element): ItemView {
-  const out: ItemView = { jid: item.attrs.jid!, subscription: item.attrs.subscription! };
-  if (item.attrs.name !== undefined) out.name = item.attrs.name;
-  if (item.attrs.ask !== undefined) out.ask = item.attrs.ask;
-  const groups = item.getChildren('group').map((g) => g.text());
-  if (groups.length) out.groups = groups;
-  return out;
-}
-
 export async function rosterGet(c: Client, ver?: string): Promise<Element> {
   return c.iqCaller.request(xml('iq', { type: 'get' }, xml('query', { xmlns: NS_ROSTER, ver })));
-}
-
-export async function rosterItems(c: Client): Promise<ItemView[]> {
-  return (await rosterGet(c)).getChild('query', NS_ROSTER)!.getChildren('item').map(view);
 }
 
 export async function rosterSet(c: Client, item: Element): Promise<Element> {

@@ -16,6 +16,18 @@ const ROSTERS = "Members' clients online get roster pushes at once, and presence
 const DISPLAY =
   'A displayed group is named by its identifier when it is on the same host, `group@vhost` when it is on another; it must exist.';
 
+/** srg_user_add and srg_user_del take the same arguments and answer the same way. */
+const MEMBER_CHANGE = {
+  args: [
+    { name: 'user', type: 'string', desc: 'Username, or @all@ or @online@', example: 'user1' },
+    { name: 'host', type: 'string', desc: 'User server name', example: 'myserver.com' },
+    group,
+    { name: 'grouphost', type: 'string', desc: 'Group server name', example: 'myserver.com' },
+  ],
+  result: { name: 'res', type: 'rescode' },
+  examples: [{ args: { user: 'user1', host: 'myserver.com', group: 'group3', grouphost: 'myserver.com' }, result: 0 }],
+} as const;
+
 export const sharedRosterCommands = [
   defineCommand({
     name: 'srg_create',
@@ -127,14 +139,7 @@ export const sharedRosterCommands = [
       'The account may be of any host served here, also one other than the group\'s. `user` may also be `@all@` (every account of the group\'s host, present and future) ' +
       `or \`@online@\` (every account of the group's host with an available session). ${ROSTERS} ` +
       'Fails with 404 when the account or the group does not exist, with 409 when it is a member already, with 400 when a host is not served here or a name is not valid.',
-    args: [
-      { name: 'user', type: 'string', desc: 'Username, or @all@ or @online@', example: 'user1' },
-      { name: 'host', type: 'string', desc: 'User server name', example: 'myserver.com' },
-      group,
-      { name: 'grouphost', type: 'string', desc: 'Group server name', example: 'myserver.com' },
-    ],
-    result: { name: 'res', type: 'rescode' },
-    examples: [{ args: { user: 'user1', host: 'myserver.com', group: 'group3', grouphost: 'myserver.com' }, result: 0 }],
+    ...MEMBER_CHANGE,
   }),
   defineCommand({
     name: 'srg_user_del',
@@ -143,14 +148,7 @@ export const sharedRosterCommands = [
     longdesc:
       `\`user\` may also be \`@all@\` or \`@online@\`. ${ROSTERS} ` +
       'Fails with 404 when the account or the group does not exist or the account is not a member, with 400 when a host is not served here or a name is not valid.',
-    args: [
-      { name: 'user', type: 'string', desc: 'Username, or @all@ or @online@', example: 'user1' },
-      { name: 'host', type: 'string', desc: 'User server name', example: 'myserver.com' },
-      group,
-      { name: 'grouphost', type: 'string', desc: 'Group server name', example: 'myserver.com' },
-    ],
-    result: { name: 'res', type: 'rescode' },
-    examples: [{ args: { user: 'user1', host: 'myserver.com', group: 'group3', grouphost: 'myserver.com' }, result: 0 }],
+    ...MEMBER_CHANGE,
   }),
   defineCommand({
     name: 'srg_get_displayed',
