@@ -76,6 +76,8 @@ export class StreamParser {
   #suppressStart = false;
   /** Inside saxes' write: a failure may unwind it (see #fail). */
   #writing = false;
+  /** Something other than whitespace reached saxes (the document has started). */
+  #started = false;
 
   constructor(
     private readonly handlers: StreamParserHandlers,
@@ -101,6 +103,7 @@ export class StreamParser {
     parser.on('cdata', (text) => this.#text(text));
     if (options.continued) {
       this.#suppressStart = true;
+      this.#started = true;
       parser.write(`<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>`);
     }
   }
@@ -145,6 +148,15 @@ export class StreamParser {
       return;
     }
     if (this.#failed || text === '') return;
+    if (!this.#started) {
+      // Whitespace before the XML declaration (a client's line break before its restarted stream header, as
+      // mattn/go-xmpp sends) is not part of the document: ejabberd and Prosody skip it, and so does this.
+      const start = text.search(/[^ \t\r\n]/);
+      if (start === -1) return;
+      this.#started = true;
+      bytes -= start;
+      text = text.slice(start);
+    }
     const problem = this.#references.check(text);
     if (problem) {
       this.#fail('not-well-formed', problem);
