@@ -31,6 +31,7 @@ export function exitStatusOf(kind: ErrorKind | 'usage'): number {
       return EXIT.unknownCommand;
     case 'forbidden':
     case 'unauthorized':
+    case 'rate_limited':
       return EXIT.denied;
     case 'internal':
       return EXIT.internal;

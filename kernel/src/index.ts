@@ -54,7 +54,7 @@ export type { Config } from './config/load.js';
 export { HOOK_STOP, type HookMap, type HookName, type HookRegistration } from './hooks/hooks.js';
 
 export type { HttpContext, HttpRequestHandler, HttpState } from './http/types.js';
-export { sendError, sendJson } from './http/respond.js';
+export { sendCommandError, sendError, sendJson } from './http/respond.js';
 export { readBodyText } from './http/body.js';
 
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel } from './log/logger.js';

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { AccountService } from './accounts/accounts.js';
+import { LoginThrottle } from './accounts/login-throttle.js';
 import { ACCOUNT_MIGRATIONS } from './accounts/migrations.js';
 import { CommandBus } from './commands/bus.js';
 import { CommandRegistry } from './commands/registry.js';
@@ -102,6 +103,8 @@ export class Server implements ServerControl {
   #http = new HttpHandlerRegistry();
   #scopes = new ScopeRegistry();
   #services!: KernelServices;
+  /** Kept across restarts: a restart must not lift login bans. */
+  #logins?: LoginThrottle;
   #lifecycle: Promise<void> = Promise.resolve();
 
   private constructor(private readonly options: ServerOptions) {}
@@ -282,6 +285,15 @@ export class Server implements ServerControl {
       this.#logger,
     );
     const bus = new CommandBus(this.#registry, () => this.#config.access, this.#logger, (name) => this.#catalog.commandOwner(name));
+    const logins = (this.#logins ??= new LoginThrottle(
+      () => ({
+        perAccount: this.#config.login_failures_per_account,
+        perAddress: this.#config.login_failures_per_address,
+        banSeconds: this.#config.login_ban_lifetime,
+        exempt: (ip) => this.#config.access.matchRule(this.#config.login_ban_exempt, { ip }) === 'allow',
+      }),
+      this.#logger,
+    ));
     const services: KernelServices = {
       config: () => this.#config,
       access: () => this.#config.access,
@@ -293,7 +305,8 @@ export class Server implements ServerControl {
       http: this.#http,
       scopes: this.#scopes,
       server: this,
-      httpAuth: new HttpAuthenticator(accounts),
+      logins,
+      httpAuth: new HttpAuthenticator(accounts, logins),
       commandDocs: (options) => this.#commandDocs(options?.runtimeOnly ?? false),
       catalog: this.#catalog,
       node: new NodeIdentity(() => this.#storage.db(this.#config.default_db)),
@@ -326,6 +339,7 @@ export class Server implements ServerControl {
     const endpoints = new OAuthEndpoints({
       oauth: () => services.oauth,
       accounts,
+      logins,
       models: this.#oauthModels,
       dataDir: () => this.#config.dataDir,
       hosts: () => this.#config.hosts,
@@ -335,11 +349,6 @@ export class Server implements ServerControl {
         accessTtl: this.#config.oauth_expire,
         refreshTtl: this.#config.oauth_refresh_token_expire,
         clientsAllowed: this.#config.oauth_client_id_check !== 'deny',
-        loginLimits: {
-          perAccount: this.#config.oauth_max_login_failures,
-          perIp: this.#config.oauth_max_login_failures_per_ip,
-          window: this.#config.oauth_login_failure_window,
-        },
       }),
     });
     this.#http.register(OAUTH_HANDLER, endpoints.handler(), 'kernel');
@@ -350,6 +359,7 @@ export class Server implements ServerControl {
     this.#c2sEnvironment = {
       xmpp: services.xmpp,
       accounts,
+      logins,
       hooks: this.#hooks,
       logger: this.#logger,
       hosts: () => this.#config.hosts,

@@ -18,6 +18,7 @@ export type ErrorKind =
   | 'method_not_allowed'
   | 'conflict'
   | 'too_large'
+  | 'rate_limited'
   | 'failed'
   | 'unavailable'
   | 'internal';
@@ -41,6 +42,11 @@ export const ERROR_KINDS: Readonly<Record<ErrorKind, ErrorKindInfo>> = {
   method_not_allowed: { http: 405, code: 46, doc: 'The HTTP method is not one the endpoint accepts (GET, POST, OPTIONS for /api).' },
   conflict: { http: 409, code: 49, doc: 'The command conflicts with the current state (registering an existing account).' },
   too_large: { http: 413, code: 13, doc: 'The request body exceeds the listener\'s max_body_size.' },
+  rate_limited: {
+    http: 429,
+    code: 29,
+    doc: 'Too many failed logins from this address (or to this account from it): refused, without checking the credentials, until the ban ends; Retry-After says when.',
+  },
   failed: { http: 422, code: 42, doc: 'The command was valid but could not be carried out (an invalid configuration file on reload).' },
   unavailable: { http: 503, code: 53, doc: 'The server is stopping or a needed service is down.' },
   internal: { http: 500, code: 50, doc: 'An internal fault; it is logged with the request id.' },
@@ -52,6 +58,8 @@ export class CommandError extends Error {
     message: string,
     /** The argument at fault, when there is one. */
     readonly argument?: string,
+    /** Seconds after which trying again may succeed (rate_limited; HTTP's Retry-After). */
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.name = 'CommandError';
@@ -72,9 +80,9 @@ export const failed = (message: string) => new CommandError('failed', message);
 export function asCommandError(err: unknown): CommandError | undefined {
   if (err instanceof CommandError) return err;
   if (typeof err === 'object' && err !== null) {
-    const { kind, message, argument } = err as { kind?: unknown; message?: unknown; argument?: unknown };
+    const { kind, message, argument, retryAfter } = err as { kind?: unknown; message?: unknown; argument?: unknown; retryAfter?: unknown };
     if (typeof kind === 'string' && Object.hasOwn(ERROR_KINDS, kind) && typeof message === 'string') {
-      return new CommandError(kind as ErrorKind, message, typeof argument === 'string' ? argument : undefined);
+      return new CommandError(kind as ErrorKind, message, typeof argument === 'string' ? argument : undefined, typeof retryAfter === 'number' ? retryAfter : undefined);
     }
   }
   return undefined;

@@ -116,8 +116,11 @@ export async function parseConfig(text: string, file: string, context: ConfigCon
     if (err instanceof OptionIssues) issues.push(...err.issues);
     else throw err;
   }
-  if (top.oauth_access !== 'all' && top.oauth_access !== 'none' && access && !access.hasRule(top.oauth_access)) {
-    issues.push({ path: ['oauth_access'], message: `access rule '${top.oauth_access}' is not defined in access_rules` });
+  for (const option of ['oauth_access', 'login_ban_exempt'] as const) {
+    const rule = top[option];
+    if (rule !== 'all' && rule !== 'none' && access && !access.hasRule(rule)) {
+      issues.push({ path: [option], message: `access rule '${rule}' is not defined in access_rules` });
+    }
   }
   if (issues.length || !access) throw new ConfigError(file, locate(issues));
 

@@ -130,19 +130,25 @@ export const TOP_LEVEL_SCHEMA = {
     patternDoc: 'an absolute http(s) URL without query or fragment, like https://xmpp.example.org/oauth',
     doc: "Public URL of the /oauth handler, as clients reach it (behind a proxy). Default: http(s)://<first host>:<port><mount> of the listener a request arrives on.",
   },
-  oauth_max_login_failures: {
+  login_failures_per_account: {
     type: 'integer',
     min: 1,
     default: 5,
-    doc: 'Failed logins on one account at the OAuth endpoints (form and password grant) before they refuse it for oauth_login_failure_window seconds.',
+    doc: 'Failed logins to one account from one address before that address may not log in to that account for login_ban_lifetime seconds. Counts every way in: XMPP, HTTP Basic on /api and XML-RPC, the OAuth password grant and form. Logins from other addresses are not affected.',
   },
-  oauth_max_login_failures_per_ip: {
+  login_failures_per_address: {
     type: 'integer',
     min: 1,
     default: 20,
-    doc: 'Failed logins from one address at the OAuth endpoints before they refuse it for oauth_login_failure_window seconds.',
+    doc: "Failed logins from one address, to any accounts, before the address may not log in at all for login_ban_lifetime seconds (ejabberd's mod_fail2ban c2s_max_auth_failures, here on every way in).",
   },
-  oauth_login_failure_window: { type: 'integer', min: 1, default: 300, doc: 'Seconds over which failed OAuth logins are counted, and how long a limit holds.' },
+  login_ban_lifetime: {
+    type: 'integer',
+    min: 1,
+    default: 3600,
+    doc: "Seconds a login ban lasts, and the span failed logins are counted over (ejabberd's mod_fail2ban c2s_auth_ban_lifetime).",
+  },
+  login_ban_exempt: { type: 'string', default: 'none', doc: 'Access rule naming addresses that failed-login limits never ban (for example a trusted network).' },
 } as const satisfies OptionsSchema;
 
 export type TopLevelOptions = InferOptions<typeof TOP_LEVEL_SCHEMA>;

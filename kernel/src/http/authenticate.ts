@@ -2,8 +2,15 @@
  * Who is calling over HTTP. No Authorization header: an anonymous caller, judged by address alone.
  * `Basic user@host:password`: an account, checked through the verified-credential cache. `Bearer`: an
  * OAuth token, once a token service is plugged in. Anything else, or bad credentials: 401.
+ *
+ * Passwords go through the server's failed-login limit (LoginThrottle): a refused address or account gets
+ * 429 with Retry-After before its password is looked at, and each wrong password counts. Tokens do not count
+ * (256 random bits are not guessed, and an expired token is not an attack), but a banned address may not use
+ * them either.
  */
 import type { AccountService } from '../accounts/accounts.js';
+import { nameprep, nodeprep } from '../accounts/jid.js';
+import type { LoginThrottle, LoginWay } from '../accounts/login-throttle.js';
 import { CommandError } from '../commands/errors.js';
 import type { Caller } from '../commands/types.js';
 
@@ -22,24 +29,43 @@ function parseAuthorization(header: string): { scheme: string; value: string } {
   return { scheme: trimmed.slice(0, space).toLowerCase(), value: trimmed.slice(space + 1).trim() };
 }
 
+/** The account a login names, in prepared form when it has one, so that spellings of one name count together. */
+function loginKey(user: string, host: string): string {
+  try {
+    return `${nodeprep(user)}@${nameprep(host)}`;
+  } catch {
+    return `${user}@${host}`;
+  }
+}
+
 const invalidCredentials = () => new CommandError('unauthorized', 'invalid credentials: expected user@host and the right password');
+
+/** Where an HTTP login comes from: the peer address and the frontend, for the failed-login limit. */
+export interface LoginOrigin {
+  readonly ip: string;
+  readonly way: LoginWay;
+}
 
 export class HttpAuthenticator {
   #bearer?: BearerResolver;
 
-  constructor(private readonly accounts: AccountService) {}
+  constructor(
+    private readonly accounts: AccountService,
+    private readonly logins: LoginThrottle,
+  ) {}
 
   /** The OAuth service plugs in here. */
   setBearerResolver(resolver: BearerResolver | undefined): void {
     this.#bearer = resolver;
   }
 
-  async authenticate(header: string | undefined): Promise<HttpCredentials> {
+  async authenticate(header: string | undefined, origin: LoginOrigin): Promise<HttpCredentials> {
     if (!header) return {};
     const { scheme, value } = parseAuthorization(header);
-    if (scheme === 'basic') return { account: await this.#basic(value) };
+    if (scheme === 'basic') return { account: await this.#basic(value, origin) };
     if (scheme === 'bearer') {
       if (!this.#bearer) throw new CommandError('unauthorized', 'bearer tokens are not accepted: no OAuth token service is running');
+      this.#admit(origin);
       const { account, scopes, tokenId } = await this.#bearer(value);
       return { account, oauth: { scopes, tokenId } };
     }
@@ -61,9 +87,10 @@ export class HttpAuthenticator {
   /**
    * Credentials given as parts (XML-RPC): a password, or a token that must belong to that account.
    */
-  async authenticateParts(user: string, host: string, credential: { password: string } | { token: string }): Promise<HttpCredentials> {
-    if ('password' in credential) return { account: await this.#password(user, host, credential.password) };
+  async authenticateParts(user: string, host: string, credential: { password: string } | { token: string }, origin: LoginOrigin): Promise<HttpCredentials> {
+    if ('password' in credential) return { account: await this.#password(user, host, credential.password, origin) };
     if (!this.#bearer) throw new CommandError('unauthorized', 'tokens are not accepted: no OAuth token service is running');
+    this.#admit(origin);
     const { account, scopes, tokenId } = await this.#bearer(credential.token);
     if (!account || account.user !== user.toLowerCase() || account.host !== host.toLowerCase()) {
       throw new CommandError('unauthorized', `the token does not belong to ${user}@${host}`);
@@ -71,29 +98,47 @@ export class HttpAuthenticator {
     return { account, oauth: { scopes, tokenId } };
   }
 
-  async #basic(value: string): Promise<{ user: string; host: string }> {
+  /** Refuses (429) a login the failed-login limit bans, before any credential is checked. */
+  #admit(origin: LoginOrigin, account?: string): void {
+    const refusal = this.logins.refusal(origin.ip, account);
+    if (refusal) throw new CommandError('rate_limited', refusal.message, undefined, refusal.retryAfter);
+  }
+
+  async #basic(value: string, origin: LoginOrigin): Promise<{ user: string; host: string }> {
     const decoded = Buffer.from(value, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     const jid = colon === -1 ? '' : decoded.slice(0, colon);
     const password = colon === -1 ? '' : decoded.slice(colon + 1);
     const at = jid.lastIndexOf('@');
-    if (at <= 0) throw invalidCredentials();
-    return this.#password(jid.slice(0, at), jid.slice(at + 1), password);
+    if (at <= 0) {
+      this.#admit(origin);
+      this.logins.failed(origin.ip, undefined, origin.way);
+      throw invalidCredentials();
+    }
+    return this.#password(jid.slice(0, at), jid.slice(at + 1), password, origin);
   }
 
-  async #password(userText: string, hostText: string, password: string): Promise<{ user: string; host: string }> {
+  async #password(userText: string, hostText: string, password: string, origin: LoginOrigin): Promise<{ user: string; host: string }> {
     const user = userText.toLowerCase();
     const host = hostText.toLowerCase();
-    if (!user || !host || !password) throw invalidCredentials();
+    const account = loginKey(user, host);
+    this.#admit(origin, account);
+    if (!user || !host || !password) {
+      this.logins.failed(origin.ip, account, origin.way);
+      throw invalidCredentials();
+    }
     let ok = false;
     try {
       ok = await this.accounts.checkPassword(user, host, password);
     } catch (err) {
       // An unknown host or a malformed name is just wrong credentials from the caller's side.
-      if (err instanceof CommandError && err.kind === 'bad_argument') throw invalidCredentials();
-      throw err;
+      if (!(err instanceof CommandError && err.kind === 'bad_argument')) throw err;
     }
-    if (!ok) throw invalidCredentials();
+    if (!ok) {
+      this.logins.failed(origin.ip, account, origin.way);
+      throw invalidCredentials();
+    }
+    this.logins.succeeded(origin.ip, account);
     return { user, host };
   }
 }

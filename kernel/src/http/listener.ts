@@ -13,7 +13,7 @@ import type { HttpListenerConfig } from '../config/listeners.js';
 import { normalizeIp } from '../access/ip.js';
 import type { Logger } from '../log/logger.js';
 import type { HttpHandlerRegistry } from './handlers.js';
-import { sendError } from './respond.js';
+import { sendCommandError, sendError } from './respond.js';
 import type { HttpContext, HttpState } from './types.js';
 
 interface Mount {
@@ -76,7 +76,7 @@ export function createHttpApp(config: HttpListenerConfig, handlers: HttpHandlerR
     } catch (err) {
       const known = asCommandError(err);
       if (known && known.kind !== 'internal') {
-        sendError(http, known.kind, known.message);
+        sendCommandError(http, known);
         return;
       }
       logger.error({ err, requestId, path: ctx.path }, 'internal error in request handler %s', mount.handler);

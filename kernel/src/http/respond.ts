@@ -2,7 +2,7 @@
  * The JSON error envelope of every HTTP error: {"status":"error","code":<int>,"message":"<text>"}, with
  * the HTTP status and code taken from the error kind's entry in ERROR_KINDS.
  */
-import { ERROR_KINDS, type ErrorKind } from '../commands/errors.js';
+import { ERROR_KINDS, type CommandError, type ErrorKind } from '../commands/errors.js';
 import type { HttpContext } from './types.js';
 
 export function sendError(ctx: HttpContext, kind: ErrorKind, message: string): void {
@@ -10,6 +10,12 @@ export function sendError(ctx: HttpContext, kind: ErrorKind, message: string): v
   ctx.status = info.http;
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ status: 'error', code: info.code, message });
+}
+
+/** A command error as the envelope, with Retry-After when the error says when to try again. */
+export function sendCommandError(ctx: HttpContext, error: CommandError): void {
+  if (error.retryAfter !== undefined) ctx.set('Retry-After', String(error.retryAfter));
+  sendError(ctx, error.kind, error.message);
 }
 
 export function sendJson(ctx: HttpContext, value: unknown, status = 200): void {

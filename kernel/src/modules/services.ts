@@ -4,6 +4,7 @@
  */
 import type { AccessControl } from '../access/access-control.js';
 import type { AccountService } from '../accounts/accounts.js';
+import type { LoginThrottle } from '../accounts/login-throttle.js';
 import type { CommandBus } from '../commands/bus.js';
 import type { Config } from '../config/load.js';
 import type { CommandDoc } from '../docs/command-doc.js';
@@ -44,6 +45,8 @@ export interface KernelServices {
   readonly logger: Logger;
   readonly storage: Storage;
   readonly accounts: AccountService;
+  /** The failed-login limit every way in shares (bans by address, and by account at an address). */
+  readonly logins: LoginThrottle;
   readonly commands: CommandBus;
   readonly hooks: HookBus;
   readonly http: HttpHandlerRegistry;

@@ -115,7 +115,8 @@ export function createXmlRpcHandler(services: KernelServices): HttpRequestHandle
       let account: { user: string; host: string } | undefined;
       let oauth: { scopes: readonly string[]; tokenId: string } | undefined;
       if (credentials) {
-        const authenticated = await httpAuth.authenticateParts(credentials.user, credentials.server, credentials.password !== undefined ? { password: credentials.password } : { token: credentials.token! });
+        const credential = credentials.password !== undefined ? { password: credentials.password } : { token: credentials.token! };
+        const authenticated = await httpAuth.authenticateParts(credentials.user, credentials.server, credential, { ip: ctx.state.ip, way: 'xmlrpc' });
         account = authenticated.account;
         oauth = authenticated.oauth;
       }
@@ -134,6 +135,8 @@ export function createXmlRpcHandler(services: KernelServices): HttpRequestHandle
       if (err instanceof XmlRpcDecodeError) return fault('bad_request', err.message);
       const error = asCommandError(err);
       if (!error) throw err;
+      // The fault says it all; a refused login also says when to come back, as HTTP does.
+      if (error.retryAfter !== undefined) ctx.set('Retry-After', String(error.retryAfter));
       fault(error.kind, error.message, error.kind === 'too_large' ? 413 : 200);
     }
   };

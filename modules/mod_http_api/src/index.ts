@@ -8,7 +8,7 @@
  *
  * Success is 200 with the bare JSON result; every error is {"status":"error","code":…,"message":…}.
  */
-import { CommandError, asCommandError, defineModule, readBodyText, sendError, sendJson, type Caller, type HttpContext, type KernelServices } from '@service/kernel';
+import { CommandError, asCommandError, defineModule, readBodyText, sendCommandError, sendJson, type Caller, type HttpContext, type KernelServices } from '@service/kernel';
 import { refuseForgedRequest } from './cross-site.js';
 import { parseJsonArgs } from './json-args.js';
 import { openApiTarget, serveOpenApi } from './openapi-route.js';
@@ -59,7 +59,7 @@ function createHandler(services: KernelServices) {
         throw new CommandError('method_not_allowed', `method ${ctx.method} is not supported: use POST with a JSON body, or GET with query parameters`);
       }
       refuseForgedRequest(ctx);
-      const credentials = await httpAuth.authenticate(ctx.get('authorization') || undefined);
+      const credentials = await httpAuth.authenticate(ctx.get('authorization') || undefined, { ip: ctx.state.ip, way: 'http_api' });
       let args: Array<[string, unknown]>;
       if (ctx.method === 'GET') {
         args = [...new URLSearchParams(ctx.querystring)];
@@ -88,7 +88,7 @@ function createHandler(services: KernelServices) {
       const error = asCommandError(err);
       if (!error) throw err;
       if (error.kind === 'unauthorized') ctx.set('WWW-Authenticate', httpAuth.challenge(ctx.get('authorization') || undefined));
-      sendError(ctx, error.kind, error.message);
+      sendCommandError(ctx, error);
     }
   };
 }

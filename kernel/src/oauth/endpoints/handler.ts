@@ -11,6 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { AccountService } from '../../accounts/accounts.js';
+import type { LoginThrottle } from '../../accounts/login-throttle.js';
 import type { HttpContext, HttpRequestHandler } from '../../http/types.js';
 import type { Logger } from '../../log/logger.js';
 import { loadProviderKeys, type ProviderKeys } from '../provider/keys.js';
@@ -22,7 +23,6 @@ import type { OAuthService } from '../service.js';
 import { CsrfTokens } from './csrf.js';
 import { ImplicitFlow } from './implicit-flow.js';
 import { introspect } from './introspection.js';
-import { LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { authorizationServerMetadata } from './metadata.js';
 import { errorPage } from './pages.js';
 import { OAuthError, sendOAuthError, sendOAuthJson } from './oauth-error.js';
@@ -36,12 +36,13 @@ export const OAUTH_HANDLER = 'service_oauth';
 export interface OAuthEndpointSettings extends ProviderSettings {
   /** oauth_issuer: the public URL of the mount; derived from the request's listener when unset. */
   readonly issuer: string | undefined;
-  readonly loginLimits: LoginLimits;
 }
 
 export interface OAuthEndpointsEnv {
   readonly oauth: () => OAuthService;
   readonly accounts: AccountService;
+  /** The server's failed-login limit, shared with every other way in. */
+  readonly logins: LoginThrottle;
   readonly models: ModelStore;
   readonly dataDir: () => string;
   readonly hosts: () => readonly string[];
@@ -62,8 +63,7 @@ export class OAuthEndpoints {
   #keys?: Promise<ProviderKeys>;
 
   constructor(private readonly env: OAuthEndpointsEnv) {
-    const limiter = new LoginLimiter(() => env.settings().loginLimits);
-    const owners = new ResourceOwnerLogin(env.accounts, env.oauth, limiter);
+    const owners = new ResourceOwnerLogin(env.accounts, env.oauth, env.logins);
     const csrf = new CsrfTokens();
     this.#implicit = new ImplicitFlow(env.oauth, csrf, owners, env.logger);
     this.#password = new PasswordGrant(env.oauth, owners, env.logger);

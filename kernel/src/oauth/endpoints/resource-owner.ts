@@ -1,13 +1,13 @@
 /**
  * Checks the JID and password a person types into the authorization form or an application sends with the
- * password grant: failed-login limits first (a blocked guesser learns nothing), then the password, then
- * oauth_access. Each outcome says what it is, so a denial is never reported as a bad password.
+ * password grant: the server's failed-login limit first (a blocked guesser learns nothing), then the password,
+ * then oauth_access. Each outcome says what it is, so a denial is never reported as a bad password.
  */
 import type { AccountService } from '../../accounts/accounts.js';
 import { InvalidJid, parseJid } from '../../accounts/jid.js';
 import { CommandError } from '../../commands/errors.js';
 import type { OAuthService } from '../service.js';
-import type { LoginLimiter } from './login-limiter.js';
+import type { LoginThrottle } from '../../accounts/login-throttle.js';
 
 export type Account = { readonly user: string; readonly host: string };
 
@@ -19,7 +19,7 @@ export class ResourceOwnerLogin {
   constructor(
     private readonly accounts: AccountService,
     private readonly oauth: () => OAuthService,
-    private readonly limiter: LoginLimiter,
+    private readonly logins: LoginThrottle,
   ) {}
 
   async login(jidText: string, password: string, ip: string): Promise<LoginOutcome> {
@@ -33,8 +33,8 @@ export class ResourceOwnerLogin {
       return { ok: false, reason: 'malformed', message: `'${jidText}' is not a valid JID: ${err.message}` };
     }
     const key = `${account.user}@${account.host}`;
-    const wait = this.limiter.blockedFor(ip, key);
-    if (wait > 0) return { ok: false, reason: 'blocked', message: `too many failed logins: try again in ${wait} seconds`, retryAfter: wait };
+    const refusal = this.logins.refusal(ip, key);
+    if (refusal) return { ok: false, reason: 'blocked', message: refusal.message, retryAfter: refusal.retryAfter };
     let verified = false;
     try {
       verified = password !== '' && (await this.accounts.checkPassword(account.user, account.host, password));
@@ -43,10 +43,10 @@ export class ResourceOwnerLogin {
       if (!(err instanceof CommandError && err.kind === 'bad_argument')) throw err;
     }
     if (!verified) {
-      this.limiter.failed(ip, key);
+      this.logins.failed(ip, key, 'oauth');
       return { ok: false, reason: 'wrong', message: 'wrong JID or password' };
     }
-    this.limiter.succeeded(key);
+    this.logins.succeeded(ip, key);
     const denial = this.oauth().accessRefusal(account, ip);
     if (denial) return { ok: false, reason: 'denied', message: denial };
     return { ok: true, account };

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AccessControl } from '../../access/access-control.js';
 import type { AccountService } from '../../accounts/accounts.js';
+import type { LoginThrottle } from '../../accounts/login-throttle.js';
 import { InvalidJid, resourceprep } from '../../accounts/jid.js';
 import type { HookBus } from '../../hooks/hooks.js';
 import type { Logger } from '../../log/logger.js';
@@ -13,7 +14,7 @@ import { StanzaError, StreamError, errorReply, type StreamErrorCondition } from 
 import { Jid } from '../jid.js';
 import { NS } from '../ns.js';
 import type { StreamControl, StreamInContext } from '../routing/contexts.js';
-import { SaslFailure, type SaslExchange, type SaslMechanism, type SaslPeer } from '../sasl/mechanism.js';
+import { SaslFailure, type SaslConnection, type SaslExchange, type SaslMechanism, type SaslPeer } from '../sasl/mechanism.js';
 import type { XmppService } from '../service.js';
 import { C2SSession } from '../sm/session.js';
 import { x, type XmlElement } from '../xml/element.js';
@@ -33,6 +34,8 @@ export interface C2SStreamOptions {
 export interface C2SEnvironment {
   readonly xmpp: XmppService;
   readonly accounts: AccountService;
+  /** The server's failed-login limit. */
+  readonly logins: LoginThrottle;
   readonly hooks: HookBus;
   readonly logger: Logger;
   hosts(): readonly string[];
@@ -62,6 +65,12 @@ export class C2SStream implements StreamControl {
   #user: string | undefined;
   #sasl: { mechanism: SaslMechanism; exchange: SaslExchange } | undefined;
   #authFailures = 0;
+  /**
+   * Wrong credentials on this connection, per account then per mechanism. They are judged when the connection
+   * ends: a client that tries mechanisms in turn and gets in was never guessing, and one round of mechanisms
+   * with a wrong password is one failed login (see #reportFailedLogins).
+   */
+  readonly #wrongCredentials = new Map<string, Map<string, number>>();
   #session: C2SSession | undefined;
   #queue: Promise<void> = Promise.resolve();
   readonly #timer: NodeJS.Timeout;
@@ -105,6 +114,7 @@ export class C2SStream implements StreamControl {
     if (this.#stage === 'closed') return;
     this.#stage = 'closed';
     clearTimeout(this.#timer);
+    this.#reportFailedLogins();
     if (error) {
       if (!this.#opened) this.#sendHeader(this.#host ?? this.env.hosts()[0] ?? 'localhost');
       this.transport.sendElement(error.toElement());
@@ -151,9 +161,22 @@ export class C2SStream implements StreamControl {
     if (this.#stage === 'closed') return;
     this.#stage = 'closed';
     clearTimeout(this.#timer);
+    this.#reportFailedLogins();
     this.transport.end();
     const session = this.#session;
     if (session && session.outlet === this.#outlet) void this.env.xmpp.connectionLost(session);
+  }
+
+  /**
+   * The connection is over: its wrong credentials count against the failed-login limit, per account, as many
+   * times as its most-retried mechanism failed (trying SCRAM-SHA-256 then PLAIN with one wrong password is one
+   * failure; three passwords with PLAIN are three). The account that finally logged in is forgiven.
+   */
+  #reportFailedLogins(): void {
+    for (const [account, byMechanism] of this.#wrongCredentials) {
+      this.env.logins.failed(this.transport.ip, account, 'c2s', Math.max(...byMechanism.values()));
+    }
+    this.#wrongCredentials.clear();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -179,6 +202,9 @@ export class C2SStream implements StreamControl {
     if (!served.includes(to)) return fail('host-unknown', `${to} is not served here`);
     if (this.#host && to !== this.#host) return fail('host-unknown', `a restarted stream must be for ${this.#host}`);
     if (!attrs.version || !/^1\.\d+$/.test(attrs.version)) return fail('unsupported-version', 'this server speaks XMPP 1.0 streams (version="1.0")');
+    // A banned address gets no login form at all, as with ejabberd's mod_fail2ban.
+    const banned = this.#stage === 'header' ? this.env.logins.refusal(this.transport.ip) : undefined;
+    if (banned) return fail('policy-violation', banned.message);
     this.#sendHeader(to, attrs.from !== undefined ? Jid.tryParse(attrs.from)?.full : undefined);
     if (this.#stage === 'header') this.#stage = 'negotiating';
     this.transport.sendElement(this.#features());
@@ -188,30 +214,25 @@ export class C2SStream implements StreamControl {
     return this.options.starttlsRequired && this.transport.canStartTls && !this.transport.secure;
   }
 
-  #peer(): SaslPeer {
+  #connection(): SaslConnection {
     const transport = this.transport;
-    const bindings = transport.channelBindings;
     return {
-      host: this.#host!,
-      secure: transport.secure,
-      ip: transport.ip,
-      channelBindings: bindings,
-      channelBinding: (type) => transport.channelBinding(type),
-      plusOffered: this.#offeredMechanisms().some((m) => m.name.endsWith('-PLUS')),
-    };
-  }
-
-  #offeredMechanisms(): SaslMechanism[] {
-    const transport = this.transport;
-    const peer: SaslPeer = {
       host: this.#host!,
       secure: transport.secure,
       ip: transport.ip,
       channelBindings: transport.channelBindings,
       channelBinding: (type) => transport.channelBinding(type),
-      plusOffered: false,
     };
-    return this.env.xmpp.sasl.offered(peer, this.env.disabledMechanisms(this.#host!));
+  }
+
+  #offeredMechanisms(): SaslMechanism[] {
+    return this.env.xmpp.sasl.offered(this.#connection(), this.env.disabledMechanisms(this.#host!));
+  }
+
+  /** The stream as a mechanism sees it, with what its features announced (the lists #features sends). */
+  #peer(): SaslPeer {
+    const connection = this.#connection();
+    return { ...connection, advertised: { mechanisms: this.#offeredMechanisms().map((m) => m.name), channelBindings: connection.channelBindings } };
   }
 
   #features(): XmlElement {
@@ -298,7 +319,7 @@ export class C2SStream implements StreamControl {
       const name = element.attr('mechanism') ?? '';
       const mechanism = this.#offeredMechanisms().find((m) => m.name === name);
       if (!mechanism) return failure('invalid-mechanism', `mechanism ${name || '(none)'} is not offered`);
-      exchange = mechanism.start(this.#peer(), { accounts: this.env.accounts });
+      exchange = mechanism.start(this.#peer(), { accounts: this.env.accounts, admit: (user) => this.#admit(user) });
       this.#sasl = { mechanism, exchange };
       mechanismName = name;
       const text = element.text().trim();
@@ -333,6 +354,9 @@ export class C2SStream implements StreamControl {
       await this.#checkLogin(user);
       this.#sasl = undefined;
       this.#user = user;
+      const account = `${user}@${this.#host}`;
+      this.#wrongCredentials.delete(account);
+      this.env.logins.succeeded(this.transport.ip, account);
       this.#stage = 'authenticated';
       const data = step.success.additionalData;
       this.transport.sendElement(x('success', { xmlns: NS.SASL }, data?.length ? data.toString('base64') : undefined));
@@ -347,9 +371,21 @@ export class C2SStream implements StreamControl {
       }
       failure(err.condition, err.text);
       this.#authFailures++;
+      if (err.wrongCredentialsFor !== undefined) {
+        const account = `${err.wrongCredentialsFor}@${this.#host}`;
+        const byMechanism = this.#wrongCredentials.get(account) ?? new Map<string, number>();
+        byMechanism.set(mechanism, (byMechanism.get(mechanism) ?? 0) + 1);
+        this.#wrongCredentials.set(account, byMechanism);
+      }
       await this.env.hooks.run('c2s_auth_failed', this.transport.ip, user, this.#host!, mechanism).catch(() => {});
       if (this.#authFailures >= this.options.maxAuthFailures) this.close(new StreamError('policy-violation', 'too many failed authentication attempts'));
     }
+  }
+
+  /** A password attempt for `user` may go on unless the failed-login limit refuses it from this address. */
+  #admit(user: string): void {
+    const refusal = this.env.logins.refusal(this.transport.ip, `${user}@${this.#host}`);
+    if (refusal) throw new SaslFailure('temporary-auth-failure', refusal.message);
   }
 
   async #checkLogin(user: string): Promise<void> {

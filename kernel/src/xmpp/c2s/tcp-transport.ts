@@ -67,15 +67,22 @@ export class TcpTransport implements Transport {
 
   get channelBindings(): ChannelBindingType[] {
     if (!(this.#socket instanceof TLSSocket)) return [];
-    return this.#socket.getProtocol() === 'TLSv1.3' ? ['tls-exporter', 'tls-server-end-point'] : ['tls-server-end-point'];
+    return this.#socket.getProtocol() === 'TLSv1.3' ? ['tls-exporter', 'tls-server-end-point'] : ['tls-unique', 'tls-server-end-point'];
   }
 
   channelBinding(type: ChannelBindingType): Buffer | undefined {
     const socket = this.#socket;
     if (!(socket instanceof TLSSocket)) return undefined;
+    const tls13 = socket.getProtocol() === 'TLSv1.3';
     if (type === 'tls-exporter') {
       // RFC 9266: defined for TLS 1.3 only (TLS 1.2 exporters are unsafe without extended master secret).
-      return socket.getProtocol() === 'TLSv1.3' ? socket.exportKeyingMaterial(32, 'EXPORTER-Channel-Binding', Buffer.alloc(0)) : undefined;
+      return tls13 ? socket.exportKeyingMaterial(32, 'EXPORTER-Channel-Binding', Buffer.alloc(0)) : undefined;
+    }
+    if (type === 'tls-unique') {
+      // RFC 5929 §3: the first Finished message of the latest handshake. The client sends it first in a full
+      // handshake, the server in an abbreviated (resumed) one. TLS 1.3 has no such value (RFC 8446 §C.5).
+      if (tls13) return undefined;
+      return (socket.isSessionReused() ? socket.getFinished() : socket.getPeerFinished()) ?? undefined;
     }
     const certificate = socket.getCertificate() as { raw?: Buffer } | null;
     return certificate?.raw ? createHash(endPointHash(certificate.raw)).update(certificate.raw).digest() : undefined;

@@ -23,6 +23,12 @@ export class SaslFailure extends Error {
   constructor(
     readonly condition: SaslCondition,
     readonly text?: string,
+    /**
+     * The account whose password (or SCRAM proof) was checked and found wrong: such a failure counts
+     * towards failed-login limits. Failures before any check (a malformed message, an unsupported channel
+     * binding) leave it undefined and count for nothing.
+     */
+    readonly wrongCredentialsFor?: string,
   ) {
     super(text ?? condition);
     this.name = 'SaslFailure';
@@ -30,10 +36,14 @@ export class SaslFailure extends Error {
 }
 brand(SaslFailure, 'SaslFailure');
 
-export type ChannelBindingType = 'tls-exporter' | 'tls-server-end-point';
+/**
+ * tls-unique (RFC 5929) exists on TLS 1.2 only; tls-exporter (RFC 9266) on TLS 1.3 only here (on 1.2 it is
+ * unsafe without the extended master secret, which Node cannot confirm); tls-server-end-point on both.
+ */
+export type ChannelBindingType = 'tls-unique' | 'tls-exporter' | 'tls-server-end-point';
 
-/** What a mechanism may know about the stream it runs on. */
-export interface SaslPeer {
+/** The connection a stream runs on, as mechanisms see it when the stream decides what to offer. */
+export interface SaslConnection {
   /** The domain the client connected to. */
   readonly host: string;
   readonly secure: boolean;
@@ -41,12 +51,26 @@ export interface SaslPeer {
   /** The channel bindings this connection supports, best first. */
   readonly channelBindings: readonly ChannelBindingType[];
   channelBinding(type: ChannelBindingType): Buffer | undefined;
-  /** Whether -PLUS mechanisms are offered on this stream (a SCRAM client flag `y` is then a downgrade). */
-  readonly plusOffered: boolean;
+}
+
+/** What a mechanism may know about the stream it runs on. */
+export interface SaslPeer extends SaslConnection {
+  /**
+   * What this stream's features announced: the SASL mechanisms, and the channel-binding types of XEP-0440
+   * (empty when it announced none). SCRAM signs them into its exchange (XEP-0474) and judges a client's
+   * `y` flag by them.
+   */
+  readonly advertised: { readonly mechanisms: readonly string[]; readonly channelBindings: readonly ChannelBindingType[] };
 }
 
 export interface SaslServices {
   readonly accounts: AccountService;
+  /**
+   * Called by a mechanism once it knows which account a password attempt is for, before it checks anything:
+   * throws a SaslFailure when failed-login limits refuse that account from this address, so a blocked
+   * guesser learns nothing.
+   */
+  admit(user: string): void;
 }
 
 export interface SaslSuccess {
@@ -71,7 +95,7 @@ export interface SaslMechanism {
    */
   readonly encodingFailure?: SaslCondition;
   /** Whether to offer it on this stream. */
-  offered(peer: SaslPeer): boolean;
+  offered(connection: SaslConnection): boolean;
   start(peer: SaslPeer, services: SaslServices): SaslExchange;
 }
 
@@ -93,8 +117,8 @@ export class SaslMechanisms {
   }
 
   /** The mechanisms to offer on a stream: registered, applicable, and not disabled by the configuration. */
-  offered(peer: SaslPeer, disabled: readonly string[]): SaslMechanism[] {
+  offered(connection: SaslConnection, disabled: readonly string[]): SaslMechanism[] {
     const off = new Set(disabled.map((d) => d.toUpperCase()));
-    return this.#mechanisms.map((m) => m.mechanism).filter((m) => !off.has(m.name) && m.offered(peer));
+    return this.#mechanisms.map((m) => m.mechanism).filter((m) => !off.has(m.name) && m.offered(connection));
   }
 }

@@ -8,7 +8,7 @@ import { SaslFailure, type SaslMechanism } from './mechanism.js';
 export const plainMechanism: SaslMechanism = {
   name: 'PLAIN',
   offered: () => true,
-  start(peer, { accounts }) {
+  start(peer, { accounts, admit }) {
     return {
       async step(response) {
         const parts = response.toString('utf8').split('\0');
@@ -23,7 +23,8 @@ export const plainMechanism: SaslMechanism = {
           if (err instanceof InvalidJid) throw new SaslFailure('not-authorized');
           throw err;
         }
-        if (!(await accounts.checkPassword(user, peer.host, password))) throw new SaslFailure('not-authorized');
+        admit(user);
+        if (!(await accounts.checkPassword(user, peer.host, password))) throw new SaslFailure('not-authorized', undefined, user);
         checkAuthzid(authzid, user, peer.host);
         return { success: { user } };
       },

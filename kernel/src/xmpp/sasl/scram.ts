@@ -1,9 +1,18 @@
 /**
  * SCRAM (RFC 5802, RFC 7677) server side, for SHA-1, SHA-256 and SHA-512, with the -PLUS variants that
- * bind the exchange to the TLS channel (tls-exporter, RFC 9266; tls-server-end-point, RFC 5929).
+ * bind the exchange to the TLS channel (tls-unique and tls-server-end-point, RFC 5929; tls-exporter, RFC 9266).
  *
  * An unknown account gets a fake salt derived from its name, so the exchange looks the same as for a real
  * one and fails only at the proof: SCRAM does not tell who has an account.
+ *
+ * Downgrades (docs/decisions.md, "SCRAM channel binding and downgrades"):
+ * - The server-first-message carries XEP-0474's `h` attribute, the hash of the mechanisms and channel-binding
+ *   types this stream announced. The client proof covers it, so a client that checks it detects a list a
+ *   man in the middle trimmed, whatever flag it sends.
+ * - The GS2 flag `y` ("I could bind, but I think you cannot") is refused only where the client could not
+ *   have had an honest reason: the connection offers -PLUS with tls-unique, the one binding RFC 5802 makes
+ *   mandatory for clients that bind. On TLS 1.3 there is no tls-unique, and a client that knows only
+ *   tls-unique (slixmpp 1.8, Python's ssl) sends `y` honestly after its -PLUS attempt fails.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidJid, nodeprep } from '../../accounts/jid.js';
@@ -81,9 +90,9 @@ class ScramExchange implements SaslExchange {
       this.#channelBinding = data;
     } else if (flag.startsWith('p=')) {
       throw new SaslFailure('malformed-request', 'channel binding requested with a mechanism without -PLUS');
-    } else if (flag === 'y' && this.peer.plusOffered) {
-      // The client supports channel binding but believes this server does not: someone removed -PLUS.
-      throw new SaslFailure('not-authorized', 'channel binding downgrade detected');
+    } else if (flag === 'y' && this.#yIsDowngrade()) {
+      // The client could have bound with tls-unique here, yet believes this server cannot: someone removed -PLUS.
+      throw new SaslFailure('not-authorized', 'channel binding downgrade detected: this connection offers SCRAM -PLUS mechanisms with tls-unique');
     } else if (flag !== 'n' && flag !== 'y') {
       throw new SaslFailure('malformed-request', `invalid GS2 channel binding flag ${JSON.stringify(flag)}`);
     }
@@ -100,6 +109,7 @@ class ScramExchange implements SaslExchange {
       this.#user = '';
     }
     if (authzid && this.#user) checkAuthzid(unescapeName(authzid.slice(2)), this.#user, this.peer.host);
+    if (this.#user) this.services.admit(this.#user);
     const stored = this.#user ? await this.services.accounts.getScramCredentials(this.#user, this.peer.host, this.hash) : undefined;
     this.#real = stored !== undefined;
     this.#credential = stored ?? {
@@ -109,7 +119,7 @@ class ScramExchange implements SaslExchange {
       serverKey: randomBytes(32),
     };
     this.#nonce = clientNonce + randomBytes(18).toString('base64');
-    this.#serverFirst = `r=${this.#nonce},s=${this.#credential.salt.toString('base64')},i=${this.#credential.iterations}`;
+    this.#serverFirst = `r=${this.#nonce},s=${this.#credential.salt.toString('base64')},i=${this.#credential.iterations},h=${this.#downgradeProtectionHash()}`;
     this.#state = 'final';
     return Buffer.from(this.#serverFirst);
   }
@@ -127,12 +137,32 @@ class ScramExchange implements SaslExchange {
     const credential = this.#credential!;
     const authMessage = `${this.#clientFirstBare},${this.#serverFirst},${withoutProof}`;
     const signature = scramHmac(this.hash, credential.storedKey, authMessage);
-    if (proof.length !== signature.length) throw new SaslFailure('not-authorized');
+    const wrong = () => new SaslFailure('not-authorized', undefined, this.#user || undefined);
+    if (proof.length !== signature.length) throw wrong();
     const clientKey = Buffer.alloc(signature.length);
     for (let i = 0; i < signature.length; i++) clientKey[i] = proof[i]! ^ signature[i]!;
     const ok = timingSafeEqual(scramDigest(this.hash, clientKey), credential.storedKey.length === signature.length ? credential.storedKey : Buffer.alloc(signature.length));
-    if (!ok || !this.#real) throw new SaslFailure('not-authorized');
+    if (!ok || !this.#real) throw wrong();
     const serverSignature = scramHmac(this.hash, credential.serverKey, authMessage);
     return { user: this.#user, additionalData: Buffer.from(`v=${serverSignature.toString('base64')}`) };
+  }
+
+  /** Whether a client's `y` flag can only mean a stripped mechanism list (see the file comment). */
+  #yIsDowngrade(): boolean {
+    const { advertised } = this.peer;
+    return advertised.mechanisms.some((name) => name.endsWith('-PLUS')) && advertised.channelBindings.includes('tls-unique');
+  }
+
+  /**
+   * XEP-0474 (v0.5): the announced mechanisms sorted and joined by U+001E, then, when XEP-0440 announced
+   * channel bindings, U+001F and those types sorted and joined by U+001E; hashed with this mechanism's hash.
+   * Sorting is by octets ("i;octet"); every name is ASCII, so code-unit order is the same.
+   */
+  #downgradeProtectionHash(): string {
+    const octets = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const { mechanisms, channelBindings } = this.peer.advertised;
+    let text = [...mechanisms].sort(octets).join('\x1e');
+    if (channelBindings.length) text += `\x1f${[...channelBindings].sort(octets).join('\x1e')}`;
+    return scramDigest(this.hash, Buffer.from(text, 'utf8')).toString('base64');
   }
 }
