@@ -32,8 +32,8 @@ function firstSteps() {
         pending += `${line.slice(0, -1)} `;
         continue;
       }
-      // A comment after the command (two spaces or more, then #) explains it; it is not part of it.
-      const command = `${pending}${line}`.replace(/\s{2,}#[^'"]*$/, '').trim();
+      // A comment after the command stays: bash skips it.
+      const command = `${pending}${line}`.trim();
       pending = '';
       steps.push({ command, expected: [] });
     }
