@@ -166,13 +166,13 @@ describe('change_password, check_account, check_password, check_password_hash', 
     it('refuses an unknown method, a hash that is not hex or of the wrong length, and a missing account', async () => {
       const method = await checkHash('carol', hex('md5', 'carol-pw'), 'md6');
       expect(method.status).to.equal(400);
-      expect(method.body.message).to.match(/^unknown hash method 'md6': use one of md5, sha \(or sha1\), sha224, sha256/);
+      expect(method.body.message).to.match(/^argument 'hashmethod': unknown hash method 'md6': use one of md5, sha \(or sha1\), sha224, sha256/);
       const notHex = await checkHash('carol', 'carol-pw', 'md5');
       expect(notHex.status).to.equal(400);
       expect(notHex.body.message).to.match(/passwordhash must be the hex digest/);
       const length = await checkHash('carol', 'abcd', 'md5');
       expect(length.status).to.equal(400);
-      expect(length.body.message).to.equal('a md5 digest is 32 hex digits long; passwordhash has 4');
+      expect(length.body.message).to.equal("argument 'passwordhash': a md5 digest is 32 hex digits long; passwordhash has 4");
       const missing = await checkHash('nobody', hex('md5', 'x'), 'md5');
       expect(missing.status).to.equal(404);
       expect(missing.body.message).to.equal('account nobody@localhost does not exist');

@@ -81,16 +81,16 @@ describe('stats, stats_host', () => {
     expect(await stats('uptimeseconds')).to.be.at.least(first + 1);
   });
 
-  it('refuses unknown names and hosts with a 400 that lists what is valid', async () => {
+  it('refuses unknown names and hosts with a 400 that names the argument and lists what is valid', async () => {
     const unknown = await t.api('stats', { name: 'users' }, { basic: ADMIN });
     expect(unknown.status).to.equal(400);
-    expect(unknown.body.message).to.equal("unknown statistic 'users': use one of registeredusers, onlineusers, onlineusersnode, uptimeseconds, processes");
+    expect(unknown.body.message).to.equal("argument 'name': unknown statistic 'users': use one of registeredusers, onlineusers, onlineusersnode, uptimeseconds, processes");
     const hostOnly = await t.api('stats_host', { name: 'uptimeseconds', host: 'localhost' }, { basic: ADMIN });
     expect(hostOnly.status).to.equal(400);
-    expect(hostOnly.body.message).to.equal("unknown statistic 'uptimeseconds': use one of registeredusers, onlineusers");
+    expect(hostOnly.body.message).to.equal("argument 'name': unknown statistic 'uptimeseconds': use one of registeredusers, onlineusers");
     const host = await t.api('stats_host', { name: 'onlineusers', host: 'nowhere.test' }, { basic: ADMIN });
     expect(host.status).to.equal(400);
-    expect(host.body.message).to.equal("unknown virtual host 'nowhere.test': this server serves localhost, example.com");
+    expect(host.body.message).to.equal("argument 'host': unknown virtual host 'nowhere.test': this server serves localhost, example.com");
   });
 
   it('answers the same over XML-RPC and servicectl', async () => {

@@ -380,7 +380,7 @@ describe('mod_admin_extra vCard commands', () => {
       expect(markup.body.message).to.match(/not a vCard field name/);
       const unknown = await api('get_vcard', { user: 'alice', host: 'localhost', name: 'FOO' });
       expect(unknown.status).to.equal(400);
-      expect(unknown.body.message).to.match(/^'FOO' is not a vCard field name \(XEP-0054\)\. Single fields: FN, NICKNAME, BDAY, TITLE, ROLE, .*\. Structured fields \(with a subname\): N, ADR, LABEL, TEL, EMAIL, ORG, /);
+      expect(unknown.body.message).to.match(/^argument 'name': 'FOO' is not a vCard field name \(XEP-0054\)\. Single fields: FN, NICKNAME, BDAY, TITLE, ROLE, .*\. Structured fields \(with a subname\): N, ADR, LABEL, TEL, EMAIL, ORG, /);
       expect(await aliceCard()).to.equal(before);
     });
 
@@ -388,15 +388,15 @@ describe('mod_admin_extra vCard commands', () => {
       const before = await aliceCard();
       const structured = await api('set_vcard', { user: 'alice', host: 'localhost', name: 'N', content: 'Alice' });
       expect(structured.status).to.equal(400);
-      expect(structured.body.message).to.equal('N is a structured field: use set_vcard2 with a subname (FAMILY, GIVEN, MIDDLE, PREFIX, SUFFIX)');
+      expect(structured.body.message).to.equal("argument 'name': N is a structured field: use set_vcard2 with a subname (FAMILY, GIVEN, MIDDLE, PREFIX, SUFFIX)");
       const read = await api('get_vcard', { user: 'alice', host: 'localhost', name: 'TEL' });
-      expect(read.body.message).to.match(/^TEL is a structured field: use get_vcard2 with a subname \(NUMBER, HOME/);
+      expect(read.body.message).to.match(/^argument 'name': TEL is a structured field: use get_vcard2 with a subname \(NUMBER, HOME/);
       const single = await api('get_vcard2_multi', { user: 'alice', host: 'localhost', name: 'FN', subname: 'X' });
       expect(single.status).to.equal(400);
-      expect(single.body.message).to.equal('FN holds a single value and has no parts: use get_vcard');
+      expect(single.body.message).to.equal("argument 'name': FN holds a single value and has no parts: use get_vcard");
       const part = await api('set_vcard2', { user: 'alice', host: 'localhost', name: 'N', subname: 'FAMLY', content: 'x' });
       expect(part.status).to.equal(400);
-      expect(part.body.message).to.equal("'FAMLY' is not a part of N; did you mean FAMILY? The parts of N are FAMILY, GIVEN, MIDDLE, PREFIX, SUFFIX");
+      expect(part.body.message).to.equal("argument 'subname': 'FAMLY' is not a part of N; did you mean FAMILY? The parts of N are FAMILY, GIVEN, MIDDLE, PREFIX, SUFFIX");
       // ADR's type flags hold no text: writing one would make a vCard clients cannot read.
       expect((await api('set_vcard2', { user: 'alice', host: 'localhost', name: 'ADR', subname: 'HOME', content: 'x' })).status).to.equal(400);
       expect(await aliceCard()).to.equal(before);
@@ -420,7 +420,7 @@ describe('mod_admin_extra vCard commands', () => {
       const before = await aliceCard();
       const res = await api('set_vcard', { user: 'alice', host: 'localhost', name: 'DESC', content: 'x'.repeat(5000) });
       expect(res.status).to.equal(400);
-      expect(res.body.message).to.match(/^the vCard of alice@localhost cannot take this content: the vCard takes \d+ bytes, the limit is 4096$/);
+      expect(res.body.message).to.match(/^argument 'content': the vCard of alice@localhost cannot take this content: the vCard takes \d+ bytes, the limit is 4096$/);
       expect(await aliceCard()).to.equal(before);
     });
 

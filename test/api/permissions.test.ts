@@ -54,6 +54,41 @@ describe('api_permissions over HTTP', () => {
     });
   }
 
+  describe('refuses before it explains', () => {
+    // Arguments a 400 would describe: missing ones, unknown ones, values of the wrong type.
+    const badCalls: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+      ['registered_users', {}, { host: 'localhost' }],
+      ['registered_users', { host: 'localhost', bogus: 1 }, { host: 'localhost' }],
+      ['register', { user: 'x3', host: 'localhost', password: 7 }, { user: 'x3', host: 'localhost', password: 'pw' }],
+      ['register', { user: 'x3', host: 'nowhere.test', password: 'pw' }, { user: 'x3', host: 'localhost', password: 'pw' }],
+    ];
+    for (const [command, bad, good] of badCalls) {
+      it(`${command} ${JSON.stringify(bad)}: the same 403 as a good call to a caller who may not run it, a 400 to one who may`, async () => {
+        // The same bad call from someone allowed is a 400 that explains the arguments.
+        const allowed = await t.api(command, bad, { basic: 'reggie@localhost:pw' });
+        expect(allowed.status, allowed.text).to.equal(400);
+        for (const who of [undefined, 'alice@localhost:pw']) {
+          const refused = await t.api(command, bad, who ? { basic: who } : {});
+          const refusedGood = await t.api(command, good, who ? { basic: who } : {});
+          expect(refusedGood.status, refusedGood.text).to.equal(403);
+          expect(refused.status, refused.text).to.equal(403);
+          expect(refused.body).to.deep.equal(refusedGood.body);
+        }
+      });
+    }
+
+    it('also over GET, whose refusal of list arguments names them', async () => {
+      const allowed = await t.api('oauth_issue_token', { jid: 'alice@localhost' }, { method: 'GET', basic: 'admin@localhost:adminpass' });
+      expect(allowed.status, allowed.text).to.equal(400);
+      expect(allowed.body.message).to.include('scopes');
+      for (const who of [undefined, 'alice@localhost:pw']) {
+        const res = await t.api('oauth_issue_token', { jid: 'alice@localhost' }, { method: 'GET', ...(who ? { basic: who } : {}) });
+        expect(res.status, res.text).to.equal(403);
+        expect(res.body.message).not.to.include('scopes');
+      }
+    });
+  });
+
   it('judges an authenticated caller by its address too (ip clauses)', async () => {
     // alice is on loopback: the public group's acl loopback matches her address.
     const res = await t.api('status', {}, { basic: 'alice@localhost:pw' });

@@ -1,8 +1,11 @@
 /**
  * The one path every frontend uses to run a command: resolve the definition for the requested API
- * version, validate and coerce the arguments from the declaration, check api_permissions, run the handler,
+ * version, check api_permissions, validate and coerce the arguments from the declaration, run the handler,
  * shape the result, log the call. HTTP, XML-RPC and servicectl differ only in how they read a request and
  * write the answer.
+ *
+ * Permissions come before arguments: a caller who may not run a command gets the 403 and learns nothing of
+ * its arguments (a 400 would describe them).
  */
 import { performance } from 'node:perf_hooks';
 import type { AccessControl } from '../access/access-control.js';
@@ -10,7 +13,7 @@ import type { Logger } from '../log/logger.js';
 import { SECRET_KEYS } from '../log/logger.js';
 import { closest } from '../config/option-spec.js';
 import { coerceArgs, type ArgInput } from './coerce.js';
-import { CommandError, asCommandError } from './errors.js';
+import { CommandError, asCommandError, namingArgument } from './errors.js';
 import type { CommandRegistry } from './registry.js';
 import { formatResult } from './result.js';
 import { nameprep, nodeprep } from '../accounts/jid.js';
@@ -45,9 +48,9 @@ export class CommandBus {
     let command: RegisteredCommand | undefined;
     try {
       command = this.registry.resolve(name, options.version) ?? (await this.unknown(name, options.version));
+      this.authorize(command, caller);
       const args = coerceArgs(command.decl, bindAccount(command.decl, input, caller));
       if (this.logger.isLevelEnabled('debug')) this.logger.debug({ command: name, requestId: caller.requestId, args: maskSecrets(args) }, 'command %s arguments', name);
-      this.authorize(command, caller);
       const call: CallContext = {
         caller,
         command: name,
@@ -61,7 +64,7 @@ export class CommandBus {
       this.#log(caller, name, 'ok', started);
       return result;
     } catch (err) {
-      const error = asCommandError(err);
+      const error = namedArgument(asCommandError(err));
       if (error) {
         this.#log(caller, name, error.kind, started, error.message);
         throw error;
@@ -185,6 +188,13 @@ export function bindAccount(decl: CommandDecl, input: ArgInput, caller: Caller):
     }
   }
   return entries;
+}
+
+/** A bad value's error as the caller gets it: naming its argument (see namingArgument). */
+function namedArgument(error: CommandError | undefined): CommandError | undefined {
+  if (error?.kind !== 'bad_argument' || !error.argument) return error;
+  const message = namingArgument(error.message, error.argument);
+  return message === error.message ? error : new CommandError(error.kind, message, error.argument, error.retryAfter);
 }
 
 /** Replaces secret argument values, for any log that shows arguments. */

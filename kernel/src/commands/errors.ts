@@ -52,6 +52,17 @@ export const ERROR_KINDS: Readonly<Record<ErrorKind, ErrorKindInfo>> = {
   internal: { http: 500, code: 50, doc: 'An internal fault; it is logged with the request id.' },
 };
 
+/**
+ * A bad value's message names its argument, as the argument errors of the declarations do (`argument 'x' must
+ * be…`): a handler's own wording ("unknown statistic 'foo'") gets `argument 'name': ` in front unless it
+ * already starts with the name or quotes it (servicectl's `<name>` included). Applied once, where an error
+ * leaves the command bus: a handler may still wrap another's message in its own words first.
+ */
+export function namingArgument(message: string, argument: string): string {
+  if (message.startsWith(`${argument}:`) || message.startsWith(`${argument} `) || message.includes(`'${argument}'`) || message.includes(`<${argument}>`)) return message;
+  return `argument '${argument}': ${message}`;
+}
+
 export class CommandError extends Error {
   constructor(
     readonly kind: ErrorKind,

@@ -60,11 +60,20 @@ function createHandler(services: KernelServices) {
       }
       refuseForgedRequest(ctx);
       const credentials = await httpAuth.authenticate(ctx.get('authorization') || undefined, { ip: ctx.state.ip, way: 'http_api' });
+      const caller: Caller = {
+        frontend: 'mod_http_api',
+        tag: ctx.state.listener.tag,
+        ip: ctx.state.ip,
+        requestId: ctx.state.requestId,
+        ...credentials,
+      };
       let args: Array<[string, unknown]>;
       if (ctx.method === 'GET') {
         args = [...new URLSearchParams(ctx.querystring)];
-        const decl = commands.registry.resolve(name, version)?.decl;
-        const structured = decl?.args.filter((a) => typeof a.type === 'object').map((a) => a.name) ?? [];
+        const command = commands.registry.resolve(name, version);
+        // Says which arguments the command takes: only to a caller who may run it (the bus checks first too).
+        if (command) commands.authorize(command, caller);
+        const structured = command?.decl.args.filter((a) => typeof a.type === 'object').map((a) => a.name) ?? [];
         if (structured.length) {
           throw new CommandError('bad_request', `${name} takes list or object arguments (${structured.join(', ')}): call it with POST and a JSON body`);
         }
@@ -76,13 +85,6 @@ function createHandler(services: KernelServices) {
         }
         args = parseJsonArgs(await readBodyText(ctx, ctx.state.listener.max_body_size));
       }
-      const caller: Caller = {
-        frontend: 'mod_http_api',
-        tag: ctx.state.listener.tag,
-        ip: ctx.state.ip,
-        requestId: ctx.state.requestId,
-        ...credentials,
-      };
       sendJson(ctx, await commands.execute(name, args, caller, { version }));
     } catch (err) {
       const error = asCommandError(err);
