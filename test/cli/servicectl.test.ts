@@ -274,8 +274,9 @@ describe('servicectl', () => {
         await cp(join(FIXTURE_PLUGINS, 'mod_fixture'), join(dir, 'data', 'plugins', 'mod_fixture'), { recursive: true });
       });
       try {
-        const running = servicectl(doomed.configFile, 'fixture_slow', '5000');
-        await new Promise((r) => setTimeout(r, 1000));
+        const running = servicectl(doomed.configFile, 'fixture_slow', '8000');
+        // Long enough for servicectl to start and connect on a busy machine; the command runs 8 s.
+        await new Promise((r) => setTimeout(r, 3000));
         doomed.child.kill('SIGKILL');
         const res = await running;
         expect(res.code).to.equal(70);
