@@ -19,6 +19,7 @@ import {
   createScramCredentials,
   deriveScramKeys,
   normalizePassword,
+  passwordProhibition,
   verifyScramPassword,
   type ScramCredential,
   type ScramCredentials,
@@ -384,16 +385,23 @@ function equalPasswords(given: string, stored: string): boolean {
   return timingSafeEqual(digest(given), digest(stored));
 }
 
-function passwordProblem(password: string): string | undefined {
+/**
+ * What makes `password` unusable, or undefined: empty, a NUL, too long, or what SASLprep (RFC 4013)
+ * prohibits. A password being set is a stored string (unassigned code points refused); one being checked
+ * is a query (RFC 3454 §7).
+ */
+function passwordProblem(password: string, use: 'stored' | 'query' = 'query'): string | undefined {
   if (typeof password !== 'string' || password === '') return 'password is empty';
   if (password.includes('\0')) return 'password contains a NUL character, which is not allowed';
   const length = [...password].length;
   if (length > MAX_PASSWORD_LENGTH) return `password is ${length} characters long, the limit is ${MAX_PASSWORD_LENGTH}`;
+  const prohibited = passwordProhibition(password, use);
+  if (prohibited) return `password ${prohibited}`;
   return undefined;
 }
 
 function checkPasswordArgument(password: string): void {
-  const problem = passwordProblem(password);
+  const problem = passwordProblem(password, 'stored');
   if (problem) throw badArgument('password', problem);
 }
 

@@ -4,18 +4,18 @@
  * the full PRECIS derived-property tables are not reproduced.
  *
  * Every part also refuses what stringprep prohibits (RFC 3454, as profiled by Nameprep, RFC 3491, and by
- * the Nodeprep and Resourceprep of RFC 6122): the characters of tables C.1 to C.9 (see `prohibitedCharacter`)
- * and strings that break the bidi rule of RFC 3454 §6 (see `bidiProblem`). Where stringprep's mapping step
- * (table B.1) would silently remove a character, this code differs: the zero-width joiners U+200C and
- * U+200D are kept (PRECIS allows them in context); the invisible formatting characters among the rest (soft
- * hyphen, U+200B, U+2060, U+FEFF) are refused; and variation selectors, U+034F and the Mongolian U+1806,
- * U+180B-U+180D are kept. Characters assigned after Unicode 3.2 (emoji, for one) are accepted when the
+ * the Nodeprep and Resourceprep of RFC 6122): the characters of tables C.1 to C.9 and strings that break the
+ * bidi rule of RFC 3454 §6 (`prohibitedCharacter` and `bidiProblem` of stringprep.ts, which SASLprep shares).
+ * Where stringprep's mapping step (table B.1) would silently remove a character, this code differs: the
+ * zero-width joiners U+200C and U+200D are kept (PRECIS allows them in context); the invisible formatting
+ * characters among the rest (soft hyphen, U+200B, U+2060, U+FEFF) are refused; and variation selectors,
+ * U+034F and the Mongolian U+1806, U+180B-U+180D are kept. Characters assigned after Unicode 3.2 (emoji, for one) are accepted when the
  * platform's Unicode has them, where stringprep would refuse them as unassigned.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { brand } from '../util/brand.js';
-import { L_CAT, RAND_AL_CAT, inRanges } from './bidi-tables.js';
+import { bidiProblem, describeCharacter, prohibitedCharacter } from './stringprep.js';
 
 export interface Jid {
   user?: string;
@@ -45,7 +45,6 @@ export const MAX_RESOURCE_BYTES = 1023;
 
 /** RFC 7622 §3.3.1 forbids these in a localpart. */
 const USER_FORBIDDEN = new Set(['"', '&', "'", '/', ':', '<', '>', '@']);
-const ZERO_WIDTH_JOINERS = new Set(['\u200c', '\u200d']);
 
 /** Normalizes a user name (localpart): NFKC, lower case. Throws `InvalidJid`. */
 export function nodeprep(user: string): string {
@@ -57,7 +56,7 @@ export function nodeprep(user: string): string {
   }
   for (const char of chars) {
     if (USER_FORBIDDEN.has(char)) throw new InvalidJid(`user name contains '${char}', which is not allowed`, 'user');
-    const problem = prohibitedCharacter(char, { space: false, unassigned: true });
+    const problem = prohibitedCharacter(char, { allowSpace: false, refuseUnassigned: true });
     if (problem) throw new InvalidJid(`user name contains ${problem}, which is not allowed`, 'user');
   }
   const bidi = bidiProblem(chars);
@@ -84,7 +83,7 @@ export function nameprep(domain: string): string {
     const chars = [...label];
     for (const char of chars) {
       if (!isDomainCharacter(char)) {
-        const problem = prohibitedCharacter(char, { space: false, unassigned: true }) ?? describeCharacter(char);
+        const problem = prohibitedCharacter(char, { allowSpace: false, refuseUnassigned: true }) ?? describeCharacter(char);
         throw new InvalidJid(`domain '${domain}' contains ${problem}, which is not allowed`, 'host');
       }
     }
@@ -116,7 +115,7 @@ export function resourceprep(resource: string): string {
   if (!normalized) throw new InvalidJid('resource is empty', 'resource');
   const chars = [...normalized];
   for (const char of chars) {
-    const problem = prohibitedCharacter(char, { space: true, unassigned: false });
+    const problem = prohibitedCharacter(char, { allowSpace: true, refuseUnassigned: false });
     if (problem) throw new InvalidJid(`resource contains ${problem}, which is not allowed`, 'resource');
   }
   const bidi = bidiProblem(chars);
@@ -154,69 +153,8 @@ export function bareJid(jid: Jid | string): string {
   return formatJid(user !== undefined ? { user, host } : { host });
 }
 
-/**
- * What is wrong with a character (after normalization), or undefined when it is fine: the stringprep
- * prohibition tables of RFC 3454, by general category where Unicode's categories cover a table.
- * - C.1.1 ASCII space (unless `space`), C.1.2 other spaces, and U+2028, U+2029 of C.2.2: whitespace.
- * - C.2.1, C.2.2: control characters (category Cc); the rest of C.2.2 is category Cf, below.
- * - C.3: private use (Co). C.4: noncharacters. C.5: surrogates (Cs).
- * - C.6: U+FFF9-U+FFFD, inappropriate for plain text (the replacement character among them).
- * - C.7: ideographic description characters, U+2FF0-U+2FFB and those added since (U+2FFC-U+2FFF, U+31EF).
- * - C.8 (bidi controls, and U+0340, U+0341, which normalization turns into U+0300, U+0301), C.9 (tags), and
- *   every other invisible formatting character (Cf: all of them are in C.2.2, C.8, C.9, B.1, or were
- *   unassigned in Unicode 3.2), except the zero-width joiners, which some scripts need.
- * - Unassigned code points (stringprep's A.1, here of the platform's Unicode), when `unassigned`.
- */
-function prohibitedCharacter(char: string, allow: { space: boolean; unassigned: boolean }): string | undefined {
-  if (/\p{White_Space}/u.test(char) && !(allow.space && char === ' ')) return `whitespace (${codePoint(char)})`;
-  if (/\p{Cc}/u.test(char)) return `a control character (${codePoint(char)})`;
-  if (/\p{Cs}/u.test(char)) return `an unpaired surrogate (${codePoint(char)})`;
-  if (/\p{Co}/u.test(char)) return `a private-use character (${codePoint(char)})`;
-  if (/\p{Noncharacter_Code_Point}/u.test(char)) return `a noncharacter (${codePoint(char)})`;
-  if (/[\ufff9-\ufffd]/u.test(char)) return `a character inappropriate for plain text (${codePoint(char)})`;
-  if (/[\u2ff0-\u2fff\u31ef]/u.test(char)) return `an ideographic description character (${codePoint(char)})`;
-  if (allow.unassigned && /\p{Cn}/u.test(char)) return `an unassigned code point (${codePoint(char)})`;
-  if (/\p{Cf}/u.test(char) && !ZERO_WIDTH_JOINERS.has(char)) return `an invisible formatting character (${codePoint(char)})`;
-  return undefined;
-}
-
-/**
- * The bidi rule of RFC 3454 §6 (its first requirement, no C.8 characters, is `prohibitedCharacter`'s): a
- * string with a right-to-left character (RandALCat: Hebrew, Arabic, Syriac, Thaana...) must have no
- * left-to-right one (LCat) and must start and end with a right-to-left one. Digits, punctuation and combining
- * marks are neither, so "\u05d0\u05d1" and "\u05d01\u05d1" pass while "\u05d0a", "1\u05d0", "\u05d01" and a
- * name ending in a combining vowel point do not. Returns the problem, phrased to follow the part's name.
- * (RFC 5893, IDNA2008's bidi rule, is laxer about digits and marks; stringprep servers apply this one.)
- */
-function bidiProblem(chars: readonly string[]): string | undefined {
-  const rtl = chars.find((char) => inRanges(RAND_AL_CAT, char.codePointAt(0)!));
-  if (rtl === undefined) return undefined;
-  const ltr = chars.find((char) => inRanges(L_CAT, char.codePointAt(0)!));
-  if (ltr !== undefined) {
-    return `mixes right-to-left and left-to-right characters (${describeCharacter(rtl)} and ${describeCharacter(ltr)}), which is not allowed`;
-  }
-  const first = chars[0]!;
-  const last = chars[chars.length - 1]!;
-  if (!inRanges(RAND_AL_CAT, first.codePointAt(0)!)) {
-    return `has right-to-left characters, so it must start with one, not with ${describeCharacter(first)}`;
-  }
-  if (!inRanges(RAND_AL_CAT, last.codePointAt(0)!)) {
-    return `has right-to-left characters, so it must end with one, not with ${describeCharacter(last)}`;
-  }
-  return undefined;
-}
-
 /** ASCII letters, digits and hyphen; beyond ASCII, letters, combining marks and digits. */
 function isDomainCharacter(char: string): boolean {
   if (char.length === 1 && char.charCodeAt(0) < 0x80) return /[a-z0-9-]/.test(char);
   return /[\p{L}\p{M}\p{Nd}]/u.test(char);
-}
-
-/** A visible character quoted; an invisible one, or a combining mark (which would sit on the quote), by code point. */
-function describeCharacter(char: string): string {
-  return /[\p{L}\p{N}\p{P}\p{S}]/u.test(char) ? `'${char}'` : codePoint(char);
-}
-
-function codePoint(char: string): string {
-  return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }

@@ -4,6 +4,7 @@
  */
 import { createHash, createHmac, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { saslprepMap, saslprepProblem, type SaslprepUse } from './saslprep.js';
 
 export const SCRAM_HASHES = ['sha1', 'sha256', 'sha512'] as const;
 export type ScramHash = (typeof SCRAM_HASHES)[number];
@@ -39,9 +40,27 @@ const VERIFY_PREFERENCE: readonly ScramHash[] = ['sha256', 'sha512', 'sha1'];
 
 const pbkdf2Async = promisify(pbkdf2);
 
-/** A pragmatic SASLprep (RFC 4013): compatibility normalization, without its prohibition tables. */
+/**
+ * A password as SCRAM hashes it and PLAIN compares it: SASLprep's mapping and NFKC (RFC 4013 §2.1-2.2, see
+ * saslprep.ts). Never fails, so that a password stored before SASLprep was enforced can still be compared;
+ * whether SASLprep allows the password at all is `passwordProhibition`'s question.
+ *
+ * Keys stored before SASLprep were derived from NFKC alone: a password with a B.1 character (soft hyphen,
+ * zero-width joiners, variation selectors) or a space NFKC keeps (U+1680, U+200B) no longer matches them.
+ */
 export function normalizePassword(password: string): string {
-  return password.normalize('NFKC');
+  return saslprepMap(password);
+}
+
+/**
+ * What SASLprep prohibits in `password` (control and private-use characters, noncharacters, bidi
+ * violations...; unassigned code points in a password being stored), or that it prepares to nothing, phrased
+ * to follow "password", or undefined. A prohibited password is refused when set, and never logs in.
+ */
+export function passwordProhibition(password: string, use: SaslprepUse): string | undefined {
+  const prepared = saslprepMap(password);
+  if (prepared === '' && password !== '') return 'is empty after SASLprep (it holds only characters SASLprep maps to nothing)';
+  return saslprepProblem(prepared, use);
 }
 
 export function scramHmac(hash: ScramHash, key: Buffer, data: string | Buffer): Buffer {
@@ -52,7 +71,7 @@ export function scramDigest(hash: ScramHash, data: Buffer): Buffer {
   return createHash(hash).update(data).digest();
 }
 
-/** SaltedPassword = Hi(Normalize(password), salt, i), computed off the event loop. */
+/** SaltedPassword = Hi(Normalize(password), salt, i), computed off the event loop; Normalize is `normalizePassword`. */
 export async function saltPassword(password: string, salt: Buffer, iterations: number, hash: ScramHash): Promise<Buffer> {
   if (!Number.isSafeInteger(iterations) || iterations < 1) {
     throw new RangeError(`SCRAM iteration count must be a positive integer, got ${iterations}`);
@@ -85,12 +104,14 @@ export async function createScramCredentials(password: string, iterations = DEFA
 /**
  * Recomputes the StoredKey of `password` and compares it in constant time. Without `hash`, uses the first
  * stored of sha256, sha512, sha1; with a `hash` that is not stored, the password cannot be checked and
- * the answer is false.
+ * the answer is false. So is it for a password SASLprep prohibits.
  */
 export async function verifyScramPassword(password: string, credentials: ScramCredentials, hash?: ScramHash): Promise<boolean> {
   const chosen = hash ?? VERIFY_PREFERENCE.find((h) => credentials.keys[h]);
   const expected = chosen && credentials.keys[chosen];
   if (!chosen || !expected) return false;
+  // What SASLprep prohibits is no password (a SCRAM client could not even send a proof for it).
+  if (passwordProhibition(password, 'query')) return false;
   const { storedKey } = await deriveScramKeys(password, credentials.salt, credentials.iterations, chosen);
   return storedKey.length === expected.storedKey.length && timingSafeEqual(storedKey, expected.storedKey);
 }

@@ -199,7 +199,6 @@ function namedArgument(error: CommandError | undefined): CommandError | undefine
 
 /** Replaces secret argument values, for any log that shows arguments. */
 export function maskSecrets(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(args)) out[k] = SECRET_KEYS.includes(k) ? '********' : v;
-  return out;
+  // fromEntries defines each key as its own property: an argument named __proto__ stays one.
+  return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, SECRET_KEYS.includes(k) ? '********' : v]));
 }

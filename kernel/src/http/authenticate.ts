@@ -38,6 +38,15 @@ function loginKey(user: string, host: string): string {
   }
 }
 
+/** Whether `user@host`, in any spelling that prepares to it, names `account` (whose names are prepared). */
+function sameAccount(account: { user: string; host: string }, user: string, host: string): boolean {
+  try {
+    return nodeprep(user) === account.user && nameprep(host) === account.host;
+  } catch {
+    return false;
+  }
+}
+
 const invalidCredentials = () => new CommandError('unauthorized', 'invalid credentials: expected user@host and the right password');
 
 /** Where an HTTP login comes from: the peer address and the frontend, for the failed-login limit. */
@@ -92,7 +101,7 @@ export class HttpAuthenticator {
     if (!this.#bearer) throw new CommandError('unauthorized', 'tokens are not accepted: no OAuth token service is running');
     this.#admit(origin);
     const { account, scopes, tokenId } = await this.#bearer(credential.token);
-    if (!account || account.user !== user.toLowerCase() || account.host !== host.toLowerCase()) {
+    if (!account || !sameAccount(account, user, host)) {
       throw new CommandError('unauthorized', `the token does not belong to ${user}@${host}`);
     }
     return { account, oauth: { scopes, tokenId } };
@@ -139,6 +148,8 @@ export class HttpAuthenticator {
       throw invalidCredentials();
     }
     this.logins.succeeded(origin.ip, account);
-    return { user, host };
+    // The account as the server names it (checkPassword accepted both parts, so they prepare): access rules
+    // and own-account checks compare prepared names, and 'ＭＡＬＬＯＲＹ' must be mallory there too.
+    return { user: nodeprep(user), host: nameprep(host) };
   }
 }

@@ -9,6 +9,7 @@
  * mechanisms one failure condition. In OAUTHBEARER, a message that can be read but does not log in gets
  * RFC 7628's JSON error challenge first (§3.2.2), and fails once the client has answered it (§3.2.3).
  */
+import { nameprep, nodeprep } from '../accounts/jid.js';
 import { SaslFailure, type SaslMechanism } from '../xmpp/sasl/mechanism.js';
 import { parseOAuthBearerMessage } from './oauthbearer-message.js';
 import type { OAuthService } from './service.js';
@@ -38,10 +39,20 @@ async function judgeToken(oauth: OAuthService, token: string, host: string): Pro
   return { user: record.account.user };
 }
 
+/** Whether `text` names the account `user@host`: its user name or its bare JID, in any spelling that prepares to it. */
+function namesAccount(text: string, user: string, host: string): boolean {
+  const at = text.lastIndexOf('@');
+  try {
+    if (at === -1) return nodeprep(text) === user;
+    return nodeprep(text.slice(0, at)) === user && nameprep(text.slice(at + 1)) === host;
+  } catch {
+    return false;
+  }
+}
+
 /** authzid, when given, must be the owner: its bare JID or just its user name. */
 function sameIdentity(authzid: string, user: string, host: string): boolean {
-  const lower = authzid.toLowerCase();
-  return lower === '' || lower === user || lower === `${user}@${host}`;
+  return authzid === '' || namesAccount(authzid, user, host);
 }
 
 /** Acting as someone else needs rights no token has: like a missing scope, not like a bad token (which a client would replace). */
@@ -60,8 +71,7 @@ export function xOAuth2Mechanism(oauth: () => OAuthService): SaslMechanism {
         const verdict = await judgeToken(oauth(), token, peer.host);
         if ('status' in verdict) throw refuse(verdict.text);
         const { user } = verdict;
-        const given = name.toLowerCase();
-        if (given !== user && given !== `${user}@${peer.host}`) throw refuse(`the token does not belong to ${quoted(name)}`);
+        if (!namesAccount(name, user, peer.host)) throw refuse(`the token does not belong to ${quoted(name)}`);
         if (!sameIdentity(authzid, user, peer.host)) throw refuse(otherIdentity(authzid).text);
         return { success: { user } };
       },

@@ -27,7 +27,11 @@ export function decodeMethodCall(text: string, limits: StreamParserLimits): Meth
   try {
     root = parseElement(text, limits);
   } catch (err) {
-    throw new XmlRpcDecodeError(err instanceof ParseError ? `the request is not valid XML: ${err.message}` : String(err));
+    if (!(err instanceof ParseError)) throw new XmlRpcDecodeError(String(err));
+    // The parser is XMPP's and says so in places; what it refuses (DTDs, entities, comments, depth, size) is
+    // refused here for the same reasons.
+    const reason = err.message.replace(/ in XMPP\b/, '');
+    throw new XmlRpcDecodeError(err.condition === 'not-well-formed' || err.condition === 'bad-format' ? `the request is not valid XML: ${reason}` : `the request's XML is refused: ${reason}`);
   }
   if (root.name !== 'methodCall') throw new XmlRpcDecodeError(`expected <methodCall>, got <${root.name}>`);
   const name = root.getChild('methodName')?.text().trim();
@@ -82,7 +86,9 @@ function decodeValue(value: XmlElement | undefined, where: string): XmlRpcValue 
         const name = member.getChild('name')?.text();
         if (name === undefined) throw new XmlRpcDecodeError(`${where}: a struct <member> has no <name>`);
         if (Object.hasOwn(out, name)) throw new XmlRpcDecodeError(`${where}: struct member '${name}' appears twice`);
-        out[name] = decodeValue(member.getChild('value'), `${where}.${name}`);
+        // Defined, not assigned: `out['__proto__'] = v` would make v the struct's prototype, so its members
+        // would be read through it (credentials included) while the member itself vanished from the struct.
+        Object.defineProperty(out, name, { value: decodeValue(member.getChild('value'), `${where}.${name}`), enumerable: true, writable: true, configurable: true });
       }
       return out;
     }

@@ -39,6 +39,9 @@ export interface StreamParserHandlers {
 /** Thrown through saxes to abandon the rest of a chunk once the stream has failed. */
 const STOP = Symbol('stop parsing');
 
+const DTD_REFUSED = 'a document type declaration (DTD, where entities are defined) is not allowed';
+const ENTITY_REFUSED = 'a reference to an undefined entity: only &lt; &gt; &amp; &quot; &apos; and character references are allowed';
+
 export const DEFAULT_LIMITS: StreamParserLimits = { maxStanzaSize: 262144, maxDepth: 64 };
 
 export interface StreamParserOptions {
@@ -87,12 +90,16 @@ export class StreamParser {
     const parser = new SaxesParser({ xmlns: true, position: true });
     this.#parser = parser;
     parser.on('error', (err) => {
-      const message = err.message.replace(/^[^:]*:\d+:\d+: /, '');
-      // An undefined entity is a reference we refuse to resolve, not a typo in the XML; a DOCTYPE anywhere
-      // (saxes calls one inside the stream "inappropriately located") is a DTD, which XMPP forbids.
-      this.#fail(/undefined entity|doctype/i.test(message) ? 'restricted-xml' : 'not-well-formed', message);
+      // saxes starts its messages with a position ("1:15: "), counted in what it was given: a synthetic stream
+      // header or root element comes first (parseElement, continued streams), so it is not the sender's.
+      const message = err.message.replace(/^(?:[^:\s]*:)?\d+:\d+: /, '').replace(/\.$/, '');
+      // A DOCTYPE anywhere (saxes calls one inside the stream "inappropriately located") is a DTD, which XMPP
+      // forbids; an undefined entity is a reference we refuse to resolve (no DTD defines one), not a typo.
+      if (/doctype/i.test(message)) return this.#fail('restricted-xml', DTD_REFUSED);
+      if (/undefined entity/i.test(message)) return this.#fail('restricted-xml', ENTITY_REFUSED);
+      this.#fail('not-well-formed', message);
     });
-    parser.on('doctype', () => this.#fail('restricted-xml', 'a document type declaration is not allowed in XMPP'));
+    parser.on('doctype', () => this.#fail('restricted-xml', DTD_REFUSED));
     parser.on('comment', () => this.#fail('restricted-xml', 'comments are not allowed in XMPP'));
     parser.on('processinginstruction', (pi) => {
       this.#fail('restricted-xml', `processing instructions are not allowed in XMPP (<?${pi.target}…?>)`);
