@@ -87,5 +87,6 @@ export type { MiddlewareRegistration, XmppRegistrations } from './modules/defini
 export { isUniqueViolation } from './storage/database.js';
 export { pluck } from './storage/pluck.js';
 export { insertRows } from './storage/insert-rows.js';
+export { isDeadlock, retryingTransaction } from './storage/transaction.js';
 export { nodeprep, nameprep, resourceprep } from './accounts/jid.js';
 export { accountKey, hostKey, type AccountKey } from './accounts/account-key.js';

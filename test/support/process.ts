@@ -46,6 +46,21 @@ export async function spawnServer(
   const configFile = join(dir, 'service.yml');
   await writeFile(configFile, stringify({ data_dir: join(dir, 'data'), ...config(port, dir) }));
   await prepare?.(dir);
+  return launch(dir, port, configFile, argv);
+}
+
+/**
+ * Starts the server again with the directory, configuration file and port of `previous`, which must have
+ * exited (stopped, or killed as a crash would): what an operator's supervisor does after a crash. The data
+ * directory is kept as the previous run left it. `cleanup()` of the new process removes the directory; the
+ * previous one's must not be called any more.
+ */
+export async function respawnServer(previous: ServerProcess, argv?: (configFile: string) => string[]): Promise<ServerProcess> {
+  if (previous.child.exitCode === null && previous.child.signalCode === null) throw new Error('the previous server process is still running');
+  return launch(previous.dir, previous.port, previous.configFile, argv);
+}
+
+async function launch(dir: string, port: number, configFile: string, argv?: (configFile: string) => string[]): Promise<ServerProcess> {
   const args = argv ? argv(configFile) : [SERVICECTL, '--config', configFile, 'foreground'];
   const child = spawn(args[0] === 'npm' ? 'npm' : process.execPath, args[0] === 'npm' ? args.slice(1) : args, {
     cwd: REPO,

@@ -4,7 +4,7 @@
  * What the cache holds is replaced, never mutated, so a reader always sees a whole state. Writes of one
  * account run one at a time.
  */
-import { KeyedLock, insertRows, type Knex } from '@service/kernel';
+import { KeyedLock, insertRows, retryingTransaction, type Knex } from '@service/kernel';
 import { Jid } from '@service/kernel';
 import { DEFAULTS_TABLE, ITEMS_TABLE } from './migrations.js';
 import type { AccountPrivacy, ItemType, PrivacyItem, PrivacyList, StanzaKind } from './model.js';
@@ -50,7 +50,8 @@ export class PrivacyStore {
   /** Creates or replaces a list (it has at least one item). */
   saveList(account: Jid, list: PrivacyList): Promise<void> {
     return this.#change(account, async (db, current) => {
-      await db.transaction(async (trx) => {
+      // Delete-then-insert deadlocks now and then on InnoDB under concurrent saves: retried (see retryingTransaction).
+      await retryingTransaction(db, async (trx) => {
         await trx(ITEMS_TABLE).where({ ...keyOf(account), list_name: list.name }).delete();
         // A list may have any number of items.
         await insertRows(trx, ITEMS_TABLE, list.items.map((item) => rowOf(account, list.name, item)));

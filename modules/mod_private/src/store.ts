@@ -2,7 +2,7 @@
 import type { ModuleContext, XmlElement } from '@service/kernel';
 import type { AccountKey } from '@service/kernel';
 import { PRIVATE_TABLE } from './migrations.js';
-import { fromStoredXml, toStoredXml } from '@service/kernel';
+import { fromStoredXml, retryingTransaction, toStoredXml } from '@service/kernel';
 
 type Db = ModuleContext['db'];
 
@@ -34,7 +34,7 @@ export class PrivateStore {
       xml: toStoredXml(element),
       updated_at: now,
     }));
-    await this.db.transaction(async (trx) => {
+    await retryingTransaction(this.db, async (trx) => {
       for (const row of rows) {
         await trx(PRIVATE_TABLE).insert(row).onConflict(['host', 'username', 'namespace']).merge(['xml', 'updated_at']);
       }

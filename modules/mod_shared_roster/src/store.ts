@@ -2,7 +2,7 @@
  * The shared roster rows in SQL (see migrations.ts). The in-memory groups are loaded from here at start,
  * and every change is written here first, in one transaction, before memory follows.
  */
-import { insertRows, type Knex } from '@service/kernel';
+import { insertRows, retryingTransaction, type Knex } from '@service/kernel';
 import type { DisplayedRef, Group, GroupRef } from './groups.js';
 import { DISPLAYED_TABLE, GROUPS_TABLE, MEMBERS_TABLE } from './migrations.js';
 
@@ -73,7 +73,7 @@ export class SharedRosterStore {
   }
 
   async insertGroup(group: Group): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await retryingTransaction(this.db, async (trx) => {
       await trx(GROUPS_TABLE).insert({
         ...key(group),
         label: group.label,
@@ -88,7 +88,7 @@ export class SharedRosterStore {
 
   /** The group, its lists, its memberships, and its place in the lists of the groups that displayed it. */
   async deleteGroup(group: GroupRef): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await retryingTransaction(this.db, async (trx) => {
       await trx(MEMBERS_TABLE).where(key(group)).delete();
       await trx(DISPLAYED_TABLE).where(key(group)).delete();
       await trx(DISPLAYED_TABLE).where({ displayed_host: group.host, displayed_name: group.name }).delete();
