@@ -73,7 +73,11 @@ export const oauthCommands = [
     name: 'oauth_add_client_implicit',
     tags: ['oauth'],
     desc: 'Add OAuth client_id with implicit grant type',
-    longdesc: 'The authorization endpoint then delivers tokens for this client only to exactly this redirect URI.',
+    longdesc:
+      'The authorization endpoint then delivers tokens and codes for this client only to exactly this redirect URI. ' +
+      'It must be absolute, without fragment: `https:` or `http:` to a host name or IP address, or a native application\'s private-use scheme named after a domain (`com.example.app:/cb`, RFC 8252). ' +
+      'Any other scheme (`javascript:`, `data:`, `vbscript:`, `file:`, `myapp:`…) is refused with 400 naming `redirect_uri`. ' +
+      'A client_id that begins or ends with a space is refused; client ids are compared exactly.',
     args: [clientId, clientName, { name: 'redirect_uri', type: 'string', desc: 'Redirect URI', example: 'https://example.com/oauth-callback' }],
     result: { name: 'res', type: 'restuple' },
     examples: [{ args: { client_id: 'client-id', client_name: 'Client Name', redirect_uri: 'https://example.com/oauth-callback' }, result: 'OAuth client client-id added' }],

@@ -2,7 +2,7 @@
  * OAuth storage: tokens (only a SHA-256 of each token is stored, with a public id for listing and
  * revoking) and registered clients (a password client's secret is stored as a scrypt hash).
  */
-import type { Migration } from '../storage/migrations.js';
+import { sqlClientOf, type Migration } from '../storage/migrations.js';
 
 export const TOKENS_TABLE = 'oauth_tokens';
 export const CLIENTS_TABLE = 'oauth_clients';
@@ -66,5 +66,20 @@ export const OAUTH_MIGRATIONS: readonly Migration[] = [
         t.index(['host', 'username']);
         t.index(['client_id']);
       }),
+  },
+  {
+    // Keys compared byte for byte on MySQL/MariaDB too, as on SQLite and PostgreSQL. Under the database's
+    // default collation (*_ci, PAD SPACE) 'WebApp' and 'webapp ' were the client 'webapp': its secret
+    // authenticated them, a second client of that name was refused, and a token's public id in other letters
+    // revoked that token. The other databases already compare exactly: nothing to do there.
+    id: '003_exact_keys_on_mysql',
+    up: (knex) => {
+      if (sqlClientOf(knex) !== 'mysql2') return knex.schema;
+      let schema = knex.schema;
+      for (const table of [TOKENS_TABLE, CLIENTS_TABLE, MODELS_TABLE]) {
+        schema = schema.raw(`alter table \`${table}\` convert to character set utf8mb4 collate utf8mb4_bin`);
+      }
+      return schema;
+    },
   },
 ];

@@ -210,7 +210,10 @@ export class TokenService {
   /** Revokes by the token itself or by its public id; false when there is no such token. */
   async revoke(tokenOrId: string): Promise<boolean> {
     const hash = tokenHash(tokenOrId);
-    const row: Pick<Row, 'token_hash'> | undefined = await this.db()(TOKENS_TABLE).select('token_hash').where({ token_hash: hash }).orWhere({ id: tokenOrId }).first();
+    // Checked again here: a database that compares text loosely (MariaDB ignores trailing spaces) must not
+    // make another string an id.
+    const rows: Array<Pick<Row, 'token_hash' | 'id'>> = await this.db()(TOKENS_TABLE).select('token_hash', 'id').where({ token_hash: hash }).orWhere({ id: tokenOrId });
+    const row = rows.find((r) => r.token_hash === hash || r.id === tokenOrId);
     if (!row) return false;
     await this.db()(TOKENS_TABLE).where({ token_hash: row.token_hash }).delete();
     this.#cache.delete(row.token_hash);

@@ -18,13 +18,14 @@ import { loadProviderKeys, type ProviderKeys } from '../provider/keys.js';
 import { Interactions } from '../provider/interaction.js';
 import type { ModelStore } from '../provider/model-store.js';
 import { createProvider, rememberClientIp, type ProviderSettings } from '../provider/provider.js';
+import { redirectUriProblem } from '../clients.js';
 import { InvalidScope, splitScopes } from '../scopes.js';
 import type { OAuthService } from '../service.js';
 import { CsrfTokens } from './csrf.js';
 import { ImplicitFlow } from './implicit-flow.js';
 import { introspect } from './introspection.js';
 import { authorizationServerMetadata } from './metadata.js';
-import { errorPage } from './pages.js';
+import { errorPage, providerPageHeaders, redirectHeaders } from './pages.js';
 import { OAuthError, sendOAuthError, sendOAuthJson } from './oauth-error.js';
 import { formParams, type Params } from './params.js';
 import { PasswordGrant } from './password-grant.js';
@@ -99,6 +100,7 @@ export class OAuthEndpoints {
             ctx.set('Allow', 'GET');
             return errorPage(ctx, 405, 'invalid_request', `${ctx.method} is not served here: the authorization endpoint takes GET`);
           }
+          providerPageHeaders(ctx);
           if (second === undefined) return await this.#authorize(ctx);
           return await this.#delegate(ctx, `/authorize/${encodeURIComponent(second)}`);
         case 'jwks':
@@ -213,13 +215,17 @@ export class OAuthEndpoints {
     const unknown = scopes.filter((scope) => !oauth.isScope(scope));
     const redirectUri = query.get('redirect_uri');
     const client = await oauth.clients.get(query.get('client_id') ?? '');
+    // A client stored before its redirect URI would be refused (javascript:…) is never redirected to; the person
+    // is told why, rather than oidc-provider's words on the client's metadata.
+    const stale = client?.redirectUri !== undefined ? redirectUriProblem(client.redirectUri) : undefined;
+    if (stale) return errorPage(ctx, 400, 'invalid_request', `the redirect URI registered for the client '${client!.clientId}' is not allowed (${stale}): the client must be registered again`);
     if (unknown.length && redirectUri && client?.redirectUri === redirectUri && this.env.settings().clientsAllowed) {
       const target = new URL(redirectUri);
       target.searchParams.set('error', 'invalid_scope');
       target.searchParams.set('error_description', new InvalidScope(unknown).message);
       target.searchParams.set('state', query.get('state') ?? '');
       target.searchParams.set('iss', this.#issuer(ctx));
-      ctx.set('Cache-Control', 'no-store');
+      redirectHeaders(ctx);
       return ctx.redirect(target.href);
     }
     return this.#delegate(ctx, '/authorize');

@@ -13,7 +13,7 @@ import type { OAuthService } from '../service.js';
 import { checkImplicitClient } from './client-policy.js';
 import type { CsrfTokens } from './csrf.js';
 import { OAuthError } from './oauth-error.js';
-import { authorizationPage, errorPage } from './pages.js';
+import { authorizationPage, errorPage, redirectHeaders } from './pages.js';
 import { formParams, queryParams, ttlParam, type Params } from './params.js';
 import type { ResourceOwnerLogin } from './resource-owner.js';
 
@@ -28,9 +28,9 @@ const BOUND_FIELDS = REQUEST_FIELDS.filter((name) => name !== 'ttl');
 
 function redirect(ctx: HttpContext, target: URL, values: Record<string, string>): void {
   const url = new URL(target);
+  // URLSearchParams writes a space as '+': the granted scopes arrive joined with '+', as the spec shows them.
   for (const [name, value] of Object.entries(values)) url.searchParams.set(name, value);
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  redirectHeaders(ctx);
   ctx.status = 302;
   ctx.redirect(url.href);
   ctx.type = 'text/html; charset=utf-8';
@@ -86,12 +86,12 @@ export class ImplicitFlow {
         hidden: [...REQUEST_FIELDS.filter((name) => params.has(name)).map((name) => [name, params.get(name)!] as const), ['csrf_token', this.csrf.issue(bound)]],
         username,
         error,
+        redirectUri: client.redirectUri,
       });
     if (ctx.method === 'GET') return show(200);
 
-    if (!this.csrf.consume(params.get('csrf_token'), bound)) {
-      return show(403, 'This form has expired or was not issued by this server. Check the request and submit it again.', params.get('username'));
-    }
+    const refusal = this.csrf.check(ctx.req.headers, params.get('csrf_token'), bound);
+    if (refusal) return show(403, refusal, params.get('username'));
     if (params.has('deny')) return fail('access_denied', 'the person refused the authorization');
     const outcome = await this.owners.login(params.get('username') ?? '', params.get('password') ?? '', ctx.state.ip);
     if (!outcome.ok) {

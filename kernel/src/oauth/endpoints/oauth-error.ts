@@ -38,6 +38,8 @@ export function noStore(ctx: HttpContext): void {
 
 export function sendOAuthJson(ctx: HttpContext, status: number, body: Record<string, unknown>): void {
   noStore(ctx);
+  // An error body may echo what the request said; a browser must read it as JSON and nothing else.
+  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.status = status;
   ctx.type = 'application/json;charset=UTF-8';
   ctx.body = JSON.stringify(body);

@@ -4,7 +4,7 @@
  * like the tokens the ejabberd-style endpoints issue; its clients are the registered OAuth clients; its other
  * models (sessions, interactions, grants, codes) go to `oauth_models`. Every id is stored hashed.
  */
-import type { ClientRegistry, OAuthClient } from '../clients.js';
+import { redirectUriProblem, type ClientRegistry, type OAuthClient } from '../clients.js';
 import type { TokenService } from '../token-service.js';
 import type { ModelStore, ProviderPayload } from './model-store.js';
 
@@ -18,11 +18,16 @@ export const TOKEN_KINDS: Readonly<Record<string, string>> = {
 /** A registered client as oidc-provider sees it (the secret stays a hash; see compareClientSecret). */
 export function clientMetadata(client: OAuthClient & { secretHash?: string }): Record<string, unknown> {
   if (client.grantType === 'implicit') {
-    // A browser or native application: public, so the code flow needs PKCE.
+    // A redirect URI stored before it would be refused (javascript:, data:…) is left out: no code goes there.
+    const redirectUri = client.redirectUri && !redirectUriProblem(client.redirectUri) ? client.redirectUri : undefined;
+    // A browser or native application: public, so the code flow needs PKCE. oidc-provider takes a private-use
+    // scheme (com.example.app:/cb, RFC 8252 §7.1) only from a client of application_type native.
+    const native = redirectUri !== undefined && !/^https?:/i.test(redirectUri);
     return {
       client_id: client.clientId,
       client_name: client.clientName,
-      redirect_uris: client.redirectUri ? [client.redirectUri] : [],
+      application_type: native ? 'native' : 'web',
+      redirect_uris: redirectUri ? [redirectUri] : [],
       token_endpoint_auth_method: 'none',
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],

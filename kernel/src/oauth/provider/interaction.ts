@@ -13,7 +13,7 @@ import { tokenRefusal } from '../eligibility.js';
 import { InvalidScope, splitScopes } from '../scopes.js';
 import type { OAuthService } from '../service.js';
 import type { CsrfTokens } from '../endpoints/csrf.js';
-import { authorizationPage, errorPage } from '../endpoints/pages.js';
+import { authorizationPage, errorPage, redirectHeaders } from '../endpoints/pages.js';
 import { formParams } from '../endpoints/params.js';
 import type { ResourceOwnerLogin } from '../endpoints/resource-owner.js';
 import { OAuthError } from '../endpoints/oauth-error.js';
@@ -41,7 +41,7 @@ export class Interactions {
     if (details.uid !== uid) return errorPage(ctx, 400, 'invalid_request', 'this page does not belong to the authorization in progress');
     const finish = async (result: Record<string, unknown>) => {
       const target = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
-      ctx.set('Cache-Control', 'no-store');
+      redirectHeaders(ctx);
       ctx.redirect(target);
     };
     const oauth = this.oauth();
@@ -64,6 +64,7 @@ export class Interactions {
         signedInAs,
         username,
         error,
+        redirectUri: client?.redirectUri,
       });
     if (ctx.method === 'GET') return show(200);
 
@@ -74,9 +75,9 @@ export class Interactions {
       if (err instanceof OAuthError) return show(err.status, err.description);
       throw err;
     }
-    if (!this.csrf.consume(params.get('csrf_token'), [uid])) {
-      return show(403, 'This form has expired or was not issued by this server. Check the request and submit it again.', params.get('username'));
-    }
+    // Always our form here: the interaction is bound to a browser by oidc-provider's cookie, never posted by a script.
+    const refusal = this.csrf.check(ctx.req.headers, params.get('csrf_token'), [uid], { formRequired: true });
+    if (refusal) return show(403, refusal, params.get('username'));
     if (params.has('deny')) return finish({ error: 'access_denied', error_description: 'the person refused the authorization' });
 
     let accountId: string;

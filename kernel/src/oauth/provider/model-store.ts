@@ -61,7 +61,8 @@ export class ModelStore {
   }
 
   async findByUid(model: string, uid: string): Promise<ProviderPayload | undefined> {
-    const row: Row | undefined = await this.db()(MODELS_TABLE).where({ model, uid }).first();
+    // Exactly this uid, whatever the database's collation makes of trailing spaces.
+    const row = ((await this.db()(MODELS_TABLE).where({ model, uid })) as Row[]).find((r) => r.uid === uid);
     // The id is not stored, only its hash; sessions found by uid carry their id in the payload (`jti`).
     return row ? this.#live(row, undefined) : undefined;
   }
