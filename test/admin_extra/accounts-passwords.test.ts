@@ -80,6 +80,8 @@ describe('change_password, check_account, check_password, check_password_hash', 
         expect(await loginOutcome(t, 'alice', 'alice-pw')).to.equal('not-authorized');
         expect((await t.api('status', {}, { basic: 'alice@localhost:n3w pässword' })).status).to.equal(200);
         expect((await t.api('status', {}, { basic: 'alice@localhost:alice-pw' })).status).to.equal(401);
+        // The call is logged (so the log is there to look at), without the password.
+        expect(t.logged((l) => l.command === 'change_password' && l.outcome === 'ok')).to.have.length(1);
         expect(t.logged((l) => JSON.stringify(l).includes('n3w pässword'))).to.deep.equal([]);
       } finally {
         await stopAll(connected);

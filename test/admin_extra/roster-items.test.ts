@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { servicectl } from '../support/cli.js';
 import { TestServer } from '../support/server.js';
-import { collect, login, stopAll, xml, type Client } from '../support/xmpp.js';
+import { expectSilence, login, stopAll, xml, type Client } from '../support/xmpp.js';
 import { ADMIN, isPush, nextPresence, nextPush, online, rosterConfig, rosterItems, sync, xmlrpcAdmin } from './roster-clients.js';
 
 const USERS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'gina', 'hank', 'ivan', 'judy', 'kim', 'leo', 'mia', 'ned', 'olga', 'pam'];
@@ -45,7 +45,7 @@ describe('mod_admin_extra roster items', () => {
     // Logged in but never asked for the roster: no pushes for it.
     const a3 = await login(t, { user: 'alice', password: 'alice-pw', resource: 'a3' });
     clients.push(a3);
-    const atA3 = collect(a3);
+    const atA3 = expectSilence(a3, (s) => isPush(s), 'a roster push to a resource that never asked for the roster');
     const bob = await connect('bob', 'b');
 
     const pushes = Promise.all([nextPush(a1, 'bob@localhost'), nextPush(a2, 'bob@localhost')]);
@@ -60,27 +60,33 @@ describe('mod_admin_extra roster items', () => {
     expect(await bobPush).to.deep.equal({ jid: 'alice@localhost', subscription: 'both' });
     await aliceSeesBob;
     await bobSeesAlice;
-    await sync(a3);
-    expect(atA3.filter((s) => isPush(s))).to.have.length(0);
 
     expect(await roster('alice')).to.deep.equal([{ jid: 'bob@localhost', nick: 'Bob', subscription: 'both', pending: 'none', groups: ['Friends', 'Work'] }]);
     expect(await roster('bob')).to.deep.equal([{ jid: 'alice@localhost', nick: '', subscription: 'both', pending: 'none', groups: [] }]);
     // What the clients see agrees.
     expect(await rosterItems(a2)).to.deep.equal([{ jid: 'bob@localhost', subscription: 'both', name: 'Bob', groups: ['Friends', 'Work'] }]);
     expect(await rosterItems(bob)).to.deep.equal([{ jid: 'alice@localhost', subscription: 'both' }]);
+    // Once a3 asks for the roster, it gets the pushes.
+    await atA3.proveWith(async () => {
+      await rosterItems(a3);
+      await add('alice', 'probe');
+    }, (s) => isPush(s, 'probe@localhost'));
+    const removed = nextPush(a3, 'probe@localhost');
+    expect((await api('delete_rosteritem', { localuser: 'alice', localhost: 'localhost', user: 'probe', host: 'localhost' })).body).to.equal(0);
+    await removed;
   });
 
   it("add_rosteritem with to: the owner receives the contact's presence, the contact's side says from", async () => {
     const carol = await connect('carol', 'c');
     const dave = await connect('dave', 'd');
-    const atDave = collect(dave);
+    const atDave = expectSilence(dave, (s) => s.is('presence') && s.attrs.from?.startsWith('carol@') === true, "the presence of a contact dave is not subscribed to");
     const davePush = nextPush(dave, 'carol@localhost');
     const carolSeesDave = nextPresence(carol, undefined, 'dave@localhost/d');
     expect((await add('carol', 'dave', { subs: 'to' })).body).to.equal(0);
     expect(await davePush).to.deep.equal({ jid: 'carol@localhost', subscription: 'from' });
     await carolSeesDave;
-    await sync(dave);
-    expect(atDave.filter((s) => s.is('presence') && s.attrs.from?.startsWith('carol@'))).to.have.length(0);
+    // Presence carol directs to him does arrive.
+    await atDave.proveWith(() => carol.send(xml('presence', { to: 'dave@localhost/d' }, xml('status', {}, 'directed'))), (s) => s.is('presence') && s.attrs.from === 'carol@localhost/c' && s.getChildText('status') === 'directed');
     expect(await roster('carol')).to.deep.equal([{ jid: 'dave@localhost', nick: '', subscription: 'to', pending: 'none', groups: [] }]);
     expect(await roster('dave')).to.deep.equal([{ jid: 'carol@localhost', nick: '', subscription: 'from', pending: 'none', groups: [] }]);
   });

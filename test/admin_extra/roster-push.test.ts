@@ -9,8 +9,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { servicectl } from '../support/cli.js';
 import { TestServer } from '../support/server.js';
-import { login, stopAll, xml, type Client } from '../support/xmpp.js';
-import { ADMIN, nextPresence, nextPush, online, rosterConfig, rosterItems, xmlrpcAdmin } from './roster-clients.js';
+import { expectSilence, login, stopAll, xml, type Client } from '../support/xmpp.js';
+import { ADMIN, isPush, nextPresence, nextPush, online, rosterConfig, rosterItems, xmlrpcAdmin } from './roster-clients.js';
 
 const LOCAL = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'gina', 'hank', 'ivan', 'judy'];
 const REMOTE_HOST = 'example.com';
@@ -91,11 +91,13 @@ describe('mod_admin_extra push_roster, push_roster_all, push_alltoall', () => {
       ]);
       // Pushing the same file again changes nothing.
       const carol = await connect('carol', 'c');
-      const seen: unknown[] = [];
-      carol.on('stanza', (s) => s.is('iq') && s.attrs.type === 'set' && seen.push(s));
+      const seen = expectSilence(carol, (s) => s.is('iq') && s.attrs.type === 'set', 'a roster push for a file that changes nothing');
       expect((await api('push_roster', { file: path, user: 'carol', host: 'localhost' })).body).to.equal(0);
       expect(await rosterItems(carol)).to.have.length(2);
-      expect(seen).to.have.length(0);
+      // A file that does change something is pushed.
+      const probe = join(dataDir, 'carol-probe.json');
+      await writeFile(probe, JSON.stringify([{ user: 'dave', host: 'localhost', group: 'Probe', nick: '' }]));
+      await seen.proveWith(() => api('push_roster', { file: probe, user: 'carol', host: 'localhost' }), (s) => isPush(s, 'dave@localhost'));
     });
 
     it('refuses a missing, unreadable or malformed file, a bad entry or an unknown account, saying where, and changes nothing', async () => {

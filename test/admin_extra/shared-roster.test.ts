@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { servicectl } from '../support/cli.js';
 import { TestServer } from '../support/server.js';
-import { collect, login, stopAll, xml, type Client } from '../support/xmpp.js';
+import { collect, expectSilence, login, stopAll, xml, type Client, type Element } from '../support/xmpp.js';
 import {
   ADMIN,
   NS_ROSTER,
@@ -403,13 +403,14 @@ describe('mod_admin_extra shared roster groups', () => {
       await addMember('bob', 'team');
       const alice = await connect('alice');
       const bob = await connect('bob');
-      const atAlice = collect(alice);
-      const atBob = collect(bob);
+      const subscription = (s: Element) => s.is('presence') && ['subscribe', 'subscribed', 'unsubscribe', 'unsubscribed'].includes(s.attrs.type!);
+      const atAlice = expectSilence(alice, subscription, 'a subscription stanza between shared contacts');
+      const atBob = expectSilence(bob, subscription, 'a subscription stanza between shared contacts');
       for (const type of ['subscribe', 'unsubscribe', 'unsubscribed']) await bob.send(xml('presence', { type, to: 'alice@localhost' }));
-      await pause(500);
-      const subscriptions = (stanzas: typeof atAlice) => stanzas.filter((s) => s.is('presence') && ['subscribe', 'subscribed', 'unsubscribe', 'unsubscribed'].includes(s.attrs.type!));
-      expect(subscriptions(atAlice)).to.have.length(0);
-      expect(subscriptions(atBob)).to.have.length(0);
+      // Presence each then directs to the other arrives: bob's after his subscription stanzas were handled, alice's after that.
+      const directed = (from: string) => (s: Element) => s.is('presence') && s.attrs.from === from && s.getChildText('status') === 'directed';
+      await atAlice.proveWith(() => bob.send(xml('presence', { to: 'alice@localhost/desk' }, xml('status', {}, 'directed'))), directed('bob@localhost/desk'));
+      await atBob.proveWith(() => alice.send(xml('presence', { to: 'bob@localhost/desk' }, xml('status', {}, 'directed'))), directed('alice@localhost/desk'));
       expect(await rosterItems(bob)).to.deep.equal([{ jid: 'alice@localhost', subscription: 'both', groups: ['Team'] }]);
     });
 
@@ -417,17 +418,25 @@ describe('mod_admin_extra shared roster groups', () => {
       // gina asks frank while he is offline: the request is stored for his next login.
       const gina = await connect('gina');
       await gina.send(xml('presence', { type: 'subscribe', to: 'frank@localhost' }));
+      // So does carol, who will share no group with him.
+      const carol = await connect('carol');
+      await carol.send(xml('presence', { type: 'subscribe', to: 'frank@localhost' }));
       await pause(200);
       await create('pair', ['pair'], 'Pair');
       await addMember('frank', 'pair');
       await addMember('gina', 'pair');
       const shared = await login(t, { user: 'frank', password: 'frank-pw' });
       clients.push(shared);
-      const whileShared = collect(shared);
+      const fromContact = (contact: string) => (s: Element) => s.is('presence') && s.attrs.type === 'subscribe' && s.attrs.from === contact;
+      const whileShared = expectSilence(shared, fromContact('gina@localhost'), 'the stored request of a contact shared both ways');
       await rosterGet(shared, '');
-      await shared.send(xml('presence'));
-      await pause(500);
-      expect(whileShared.filter((s) => s.is('presence') && s.attrs.type === 'subscribe')).to.have.length(0);
+      // Stored requests are all sent as the initial presence is handled: before the answer to the roster get after it.
+      await whileShared.proveWith(async () => {
+        await shared.send(xml('presence'));
+        await rosterGet(shared);
+      }, fromContact('carol@localhost'));
+      await shared.send(xml('presence', { type: 'unsubscribed', to: 'carol@localhost' }));
+      await rosterSet(carol, xml('item', { jid: 'frank@localhost', subscription: 'remove' }));
       await stopAll(shared);
 
       expect(await ok('srg_delete', { group: 'pair', host: 'localhost' })).to.equal(0);

@@ -1,8 +1,10 @@
 /**
  * Real XMPP clients for tests: @xmpp/client over TCP (with STARTTLS, verifying the test certificate) or
  * WebSocket, logging in with the SASL mechanism asked for — including SCRAM-SHA-256 and the -PLUS variants,
- * which @xmpp/client lacks and which are added here on the client side.
+ * which @xmpp/client lacks and which are added here on the client side. Waiting for what must arrive, and
+ * proving that what must not arrive did not (expectSilence).
  */
+import { expect } from 'chai';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { client, xml, type Client, type Element } from '@xmpp/client';
@@ -90,7 +92,8 @@ export async function login(t: TestServer, options: LoginOptions): Promise<Clien
   const transport = options.transport ?? 'tcp';
   const host = options.host ?? 'localhost';
   const service = transport === 'tcp' ? `xmpp://127.0.0.1:${t.server.portOf('service_c2s')}` : `ws://127.0.0.1:${t.port}/websocket`;
-  const xmpp = client({ service, domain: host, resource: options.resource, credentials: async (authenticate: Function, mechanisms: string[]) => {
+  // @xmpp/client gives each negotiation step 2 s by default: too little when other suites load the machine.
+  const xmpp = client({ service, domain: host, resource: options.resource, timeout: 10_000, credentials: async (authenticate: Function, mechanisms: string[]) => {
     const wanted = options.mechanism ?? mechanisms.find((m) => m !== 'PLAIN') ?? 'PLAIN';
     if (!mechanisms.includes(wanted)) throw new Error(`the server does not offer ${wanted} (it offers ${mechanisms.join(', ')})`);
     await authenticate({ username: options.user, password: options.password }, wanted);
@@ -131,6 +134,54 @@ export function collect(xmpp: Client): Element[] {
   const out: Element[] = [];
   xmpp.on('stanza', (stanza: Element) => out.push(stanza));
   return out;
+}
+
+/** What expectSilence returns: the proof that ends the watch. */
+export interface Silence {
+  /**
+   * Sends the probe (`send`), waits up to `ms` (10 s: other suites may load the machine) for it to reach the
+   * client (`arrived` recognizes it), stops watching once it has and `send` has finished (which may include
+   * a round trip, to wait for more than the probe), and asserts that nothing unwanted arrived meanwhile.
+   * Resolves with the probe as received.
+   */
+  proveWith(send: () => Promise<unknown>, arrived: (stanza: Element) => boolean, ms?: number): Promise<Element>;
+}
+
+/**
+ * Asserts that stanzas matching `unwanted` do not reach `xmpp`, in a way that cannot pass by accident: a
+ * silence proves nothing if the connection is dead or the listener broken. Call it before the action whose
+ * effect must not arrive; after the action, `proveWith` sends a probe along the same path (the same kind of
+ * stanza, through the same sender or server command, to the same connection) that must arrive, and waits
+ * for it. The server handles each stream's stanzas one at a time, in order, so what the action would have
+ * delivered arrives before a probe sent after it; and a probe that never comes fails the test instead of
+ * letting the silence pass. `what` names the unwanted stanzas in the failure message.
+ */
+export function expectSilence(xmpp: Client, unwanted: (stanza: Element) => boolean, what = 'stanzas that must not arrive'): Silence {
+  const seen: Element[] = [];
+  let probe: ((stanza: Element) => boolean) | undefined;
+  // The probe is not one of the unwanted, even if it looks like one.
+  const onStanza = (stanza: Element) => {
+    if (!probe?.(stanza) && unwanted(stanza)) seen.push(stanza);
+  };
+  xmpp.on('stanza', onStanza);
+  return {
+    async proveWith(send, arrived, ms = 10_000) {
+      probe = arrived;
+      const got = next(xmpp, arrived, ms).catch((err: Error) => {
+        throw new Error(`the probe did not arrive, so the silence proves nothing (${err.message})`);
+      });
+      let stanza: Element;
+      try {
+        await send();
+        stanza = await got;
+      } finally {
+        got.catch(() => {});
+        xmpp.off('stanza', onStanza);
+      }
+      if (seen.length) expect.fail(`${what} arrived before the probe: ${seen.join(' ')}`);
+      return stanza;
+    },
+  };
 }
 
 export async function stopAll(...clients: Array<Client | undefined>): Promise<void> {

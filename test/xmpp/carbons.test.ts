@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { TestServer } from '../support/server.js';
-import { collect, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
+import { expectSilence, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const CARBONS = 'urn:xmpp:carbons:2';
 const FORWARD = 'urn:xmpp:forward:0';
@@ -14,7 +14,14 @@ function carbon(stanza: Element, direction: 'received' | 'sent'): Element | unde
   return stanza.getChild(direction, CARBONS)?.getChild('forwarded', FORWARD)?.getChild('message', 'jabber:client');
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+/** A chat message to `to` with `body`. */
+function chat(to: string, body: string): Element {
+  return xml('message', { to, type: 'chat' }, xml('body', {}, body));
+}
+
+const withBody = (body: string) => (s: Element) => s.is('message') && s.getChildText('body') === body;
+/** A carbon copy (either direction) of a message with `body`. */
+const copyOf = (body: string) => (s: Element) => s.is('message') && (carbon(s, 'received') ?? carbon(s, 'sent'))?.getChildText('body') === body;
 
 describe('XMPP message carbons', () => {
   let t: TestServer;
@@ -46,7 +53,7 @@ describe('XMPP message carbons', () => {
   it('copies a message received by one resource to the other as <received/>', async () => {
     const copy = next(a2, (s) => s.is('message') && carbon(s, 'received') !== undefined);
     const original = next(a1, (s) => s.is('message') && s.getChildText('body') === 'hi one');
-    const atPlain = collect(a3);
+    const atPlain = expectSilence(a3, (s) => s.is('message'), 'the message or a copy at the resource without carbons');
     await bob.send(xml('message', { to: 'alice@localhost/one', type: 'chat', id: 'r1' }, xml('body', {}, 'hi one')));
     await original;
     const wrapper = await copy;
@@ -56,15 +63,14 @@ describe('XMPP message carbons', () => {
     const forwarded = carbon(wrapper, 'received')!;
     expect(forwarded.attrs).to.include({ from: 'bob@localhost/b', to: 'alice@localhost/one', id: 'r1' });
     expect(forwarded.getChildText('body')).to.equal('hi one');
-    await settle();
-    // The resource without carbons gets neither the message nor a copy.
-    expect(atPlain.filter((s) => s.is('message'))).to.have.length(0);
+    // The resource without carbons gets neither the message nor a copy; bob's next message to it does arrive.
+    await atPlain.proveWith(() => bob.send(chat('alice@localhost/plain', 'probe plain')), withBody('probe plain'));
   });
 
   it('copies a message sent by one resource to the other as <sent/>', async () => {
     const copy = next(a2, (s) => s.is('message') && carbon(s, 'sent') !== undefined);
     const atBob = next(bob, (s) => s.is('message') && s.getChildText('body') === 'hi bob');
-    const atSender = collect(a1);
+    const atSender = expectSilence(a1, (s) => carbon(s, 'sent') !== undefined, 'a <sent/> copy at the sending resource');
     await a1.send(xml('message', { to: 'bob@localhost/b', type: 'chat', id: 's1' }, xml('body', {}, 'hi bob')));
     await atBob;
     const wrapper = await copy;
@@ -72,51 +78,48 @@ describe('XMPP message carbons', () => {
     const forwarded = carbon(wrapper, 'sent')!;
     expect(forwarded.attrs).to.include({ from: 'alice@localhost/one', to: 'bob@localhost/b', id: 's1' });
     expect(forwarded.getChildText('body')).to.equal('hi bob');
-    await settle();
-    // Not to the sending resource itself.
-    expect(atSender.filter((s) => carbon(s, 'sent') !== undefined)).to.have.length(0);
+    // Not to the sending resource itself, which does get the copy of what its sibling sends next.
+    await atSender.proveWith(() => a2.send(chat('bob@localhost/b', 'probe sent')), copyOf('probe sent'));
   });
 
   it('copies nothing of a <private/> message, and strips <private/> before delivery', async () => {
-    const atTwo = collect(a2);
+    const atTwo = expectSilence(a2, (s) => s.is('message'), 'a copy of a <private/> message');
     const outbound = next(bob, (s) => s.is('message') && s.getChildText('body') === 'secret out');
     await a1.send(xml('message', { to: 'bob@localhost/b', type: 'chat' }, xml('body', {}, 'secret out'), xml('private', { xmlns: CARBONS })));
     await outbound;
     const inbound = next(a1, (s) => s.is('message') && s.getChildText('body') === 'secret in');
     await bob.send(xml('message', { to: 'alice@localhost/one', type: 'chat' }, xml('body', {}, 'secret in'), xml('private', { xmlns: CARBONS })));
     expect((await inbound).getChild('private', CARBONS)).to.equal(undefined);
-    await settle();
-    expect(atTwo.filter((s) => s.is('message'))).to.have.length(0);
+    // The same message without <private/> is copied.
+    await atTwo.proveWith(() => bob.send(chat('alice@localhost/one', 'probe private')), copyOf('probe private'));
   });
 
   it('copies nothing of <no-copy/>, headline, groupchat or bodyless normal messages', async () => {
-    const atTwo = collect(a2);
-    const last = next(a1, (s) => s.is('message') && s.getChildText('body') === 'marker');
+    const atTwo = expectSilence(a2, (s) => s.is('message'), 'a copy of a message that is not copied');
     await bob.send(xml('message', { to: 'alice@localhost/one', type: 'chat' }, xml('body', {}, 'hint'), xml('no-copy', { xmlns: 'urn:xmpp:hints' })));
     await bob.send(xml('message', { to: 'alice@localhost/one', type: 'headline' }, xml('body', {}, 'news')));
     await bob.send(xml('message', { to: 'alice@localhost/one' }, xml('subject', {}, 'no body')));
+    const group = next(bob, withBody('group'));
     await a1.send(xml('message', { to: 'bob@localhost/b', type: 'groupchat' }, xml('body', {}, 'group')));
-    await bob.send(xml('message', { to: 'alice@localhost/one', type: 'normal' }, xml('body', {}, 'marker')));
-    await last;
-    await settle();
-    const copies = atTwo.filter((s) => s.is('message'));
-    // Only the last one, a normal message with a body, is copied.
-    expect(copies).to.have.length(1);
-    expect(carbon(copies[0]!, 'received')!.getChildText('body')).to.equal('marker');
+    // Handled (delivered) before the probe below, which comes from another stream.
+    await group;
+    // A normal message with a body is copied, and arrives after any copy of those before it.
+    const copy = await atTwo.proveWith(() => bob.send(xml('message', { to: 'alice@localhost/one', type: 'normal' }, xml('body', {}, 'marker'))), copyOf('marker'));
+    expect(carbon(copy, 'received')).to.not.equal(undefined);
   });
 
   it('does not copy to a resource that disabled carbons', async () => {
     await a2.iqCaller.request(xml('iq', { type: 'set' }, xml('disable', { xmlns: CARBONS })));
+    const atTwo = expectSilence(a2, (s) => s.is('message'), 'a copy at the resource that disabled carbons');
     try {
-      const atTwo = collect(a2);
       const delivered = next(a1, (s) => s.is('message') && s.getChildText('body') === 'after disable');
       await bob.send(xml('message', { to: 'alice@localhost/one', type: 'chat' }, xml('body', {}, 'after disable')));
       await delivered;
-      await settle();
-      expect(atTwo.filter((s) => s.is('message'))).to.have.length(0);
     } finally {
       await a2.iqCaller.request(xml('iq', { type: 'set' }, xml('enable', { xmlns: CARBONS })));
     }
+    // Enabled again, the next message is copied.
+    await atTwo.proveWith(() => bob.send(chat('alice@localhost/one', 'after enable')), copyOf('after enable'));
   });
 
   it('refuses to enable carbons for another account with <not-allowed/>', async () => {

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { TestServer } from '../support/server.js';
-import { login, next, stopAll, xml, xmppConfig, type Client } from '../support/xmpp.js';
+import { expectSilence, login, next, stopAll, xml, xmppConfig, type Client } from '../support/xmpp.js';
 
 describe('XMPP login and messages', () => {
   let t: TestServer;
@@ -71,14 +71,11 @@ describe('XMPP login and messages', () => {
       await high.send(xml('presence', {}, xml('priority', {}, '5')));
       await new Promise((r) => setTimeout(r, 100));
       const atHigh = next(high, (s) => s.is('message'));
-      let atLow = false;
-      low.on('stanza', (s: any) => {
-        if (s.is('message')) atLow = true;
-      });
+      const atLow = expectSilence(low, (s) => s.is('message'), 'the message at the lower-priority resource');
       await bob.send(xml('message', { to: 'alice@localhost', type: 'chat' }, xml('body', {}, 'to the bare JID')));
       expect((await atHigh).getChildText('body')).to.equal('to the bare JID');
-      await new Promise((r) => setTimeout(r, 100));
-      expect(atLow).to.equal(false);
+      // bob's next message, to the low resource's full JID, reaches it.
+      await atLow.proveWith(() => bob.send(xml('message', { to: 'alice@localhost/low', type: 'chat' }, xml('body', {}, 'to low'))), (s) => s.is('message') && s.getChildText('body') === 'to low');
     } finally {
       await stopAll(...clients);
     }

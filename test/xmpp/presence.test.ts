@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { TLSSocket } from 'node:tls';
 import { TestServer } from '../support/server.js';
-import { collect, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
+import { expectSilence, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const NS_ROSTER = 'jabber:iq:roster';
 
@@ -109,19 +109,19 @@ describe('XMPP presence', () => {
 
   it('ignores probes from non-subscribers and never shows probes to clients', async () => {
     const alice = await connect('alice', 'a1', xml('presence'));
-    const atAlice = collect(alice);
+    const atAlice = expectSilence(alice, (s) => s.is('presence') && s.attrs.type === 'probe', 'a probe shown to the client');
     const carol = await connect('carol', 'c1', xml('presence'));
-    const atCarol = collect(carol);
+    const atCarol = expectSilence(carol, (s) => s.is('presence') && s.attrs.from?.startsWith('alice@') === true, "alice's presence, for a stranger's probe");
     await carol.send(xml('presence', { type: 'probe', to: 'alice@localhost' }));
-    await pause(300);
-    expect(atCarol.filter((s) => s.is('presence') && s.attrs.from?.startsWith('alice@'))).to.have.length(0);
-    expect(atAlice.filter((s) => s.is('presence') && s.attrs.type === 'probe')).to.have.length(0);
+    // Presence each directs to the other afterwards does arrive.
+    await atAlice.proveWith(() => carol.send(xml('presence', { to: 'alice@localhost/a1' }, xml('status', {}, 'carol here'))), (s) => isPresence(s, 'carol@localhost/c1') && s.getChildText('status') === 'carol here');
+    await atCarol.proveWith(() => alice.send(xml('presence', { to: 'carol@localhost/c1' }, xml('status', {}, 'alice here'))), (s) => isPresence(s, 'alice@localhost/a1') && s.getChildText('status') === 'alice here');
   });
 
   it('sends updates and unavailable presence to subscribers only', async () => {
     const bob = await connect('bob', 'b1', xml('presence'));
     const carol = await connect('carol', 'c1', xml('presence'));
-    const atCarol = collect(carol);
+    const atCarol = expectSilence(carol, (s) => s.is('presence') && s.attrs.from?.startsWith('alice@') === true, "alice's broadcast presence at a non-subscriber");
     const alice = await connect('alice', 'a1', xml('presence'));
     await nextPresence(bob, 'alice@localhost/a1');
 
@@ -131,8 +131,8 @@ describe('XMPP presence', () => {
     const gone = nextPresence(bob, 'alice@localhost/a1', 'unavailable');
     await alice.send(xml('presence', { type: 'unavailable' }, xml('status', {}, 'gone fishing')));
     expect((await gone).getChildText('status')).to.equal('gone fishing');
-    await pause(100);
-    expect(atCarol.filter((s) => s.is('presence') && s.attrs.from?.startsWith('alice@'))).to.have.length(0);
+    // Presence alice directs to carol afterwards does arrive.
+    await atCarol.proveWith(() => alice.send(xml('presence', { to: 'carol@localhost/c1' }, xml('status', {}, 'directed'))), (s) => isPresence(s, 'alice@localhost/a1') && s.getChildText('status') === 'directed');
   });
 
   it('withdraws directed presence and broadcasts unavailable when the connection is lost', async () => {
@@ -155,7 +155,7 @@ describe('XMPP presence', () => {
 
   it('tells directed recipients, and only them, when a session that was never available ends', async () => {
     const bob = await connect('bob', 'b1', xml('presence'));
-    const atBob = collect(bob);
+    const atBob = expectSilence(bob, (s) => s.is('presence') && s.attrs.from === 'alice@localhost/a1', 'presence of a session that was never available, at a subscriber');
     const carol = await connect('carol', 'c1', xml('presence'));
     const alice = await connect('alice', 'a1');
     const directed = nextPresence(carol, 'alice@localhost/a1');
@@ -164,8 +164,8 @@ describe('XMPP presence', () => {
     const withdrawn = nextPresence(carol, 'alice@localhost/a1', 'unavailable');
     await stopAll(alice);
     await withdrawn;
-    await pause(100);
-    expect(atBob.filter((s) => s.is('presence') && s.attrs.from === 'alice@localhost/a1')).to.have.length(0);
+    // Presence still reaches bob: carol's, directed to him.
+    await atBob.proveWith(() => carol.send(xml('presence', { to: 'bob@localhost/b1' }, xml('status', {}, 'for bob'))), (s) => isPresence(s, 'carol@localhost/c1') && s.getChildText('status') === 'for bob');
   });
 
   it('delivers presence sent to the own bare JID to the own available resources', async () => {

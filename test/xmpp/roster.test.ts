@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { client } from '@xmpp/client';
 import { testDatabases } from '../support/databases.js';
 import { serverSqlConfig, TestServer } from '../support/server.js';
-import { collect, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
+import { expectSilence, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const NS_ROSTER = 'jabber:iq:roster';
 const ADMIN = 'admin@localhost:adminpass';
@@ -59,8 +59,12 @@ function pushedItem(push: Element): ItemView {
   return view(push.getChild('query', NS_ROSTER)!.getChild('item')!);
 }
 
+function isPresenceFrom(stanza: Element, type: string | undefined, from: string): boolean {
+  return stanza.is('presence') && stanza.attrs.type === type && stanza.attrs.from === from;
+}
+
 function nextPresence(c: Client, type: string | undefined, from: string): Promise<Element> {
-  return next(c, (s) => s.is('presence') && s.attrs.type === type && s.attrs.from === from);
+  return next(c, (s) => isPresenceFrom(s, type, from));
 }
 
 async function expectIqError(request: Promise<unknown>, condition: string): Promise<void> {
@@ -72,8 +76,6 @@ async function expectIqError(request: Promise<unknown>, condition: string): Prom
   }
   expect.fail(`expected <${condition}/>`);
 }
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Logged in, roster requested (so it gets pushes) and, unless told otherwise, available. */
 async function online(t: TestServer, user: string, resource: string, available = true): Promise<Client> {
@@ -126,7 +128,7 @@ describe('XMPP roster', () => {
     // Connected but never asked for the roster: not interested, no pushes.
     const three = await login(t, { user: 'alice', password: 'alice-pw', resource: 'three' });
     clients.push(three);
-    const atThree = collect(three);
+    const atThree = expectSilence(three, (s) => isPush(s), 'a roster push to a resource that never asked for the roster');
 
     const pushes = Promise.all([nextPush(one, 'bob@localhost'), nextPush(two, 'bob@localhost')]);
     const result = await rosterSet(one, xml('item', { jid: 'Bob@LocalHost', name: 'Bob' }, xml('group', {}, 'Friends'), xml('group', {}, 'Work')));
@@ -145,8 +147,14 @@ describe('XMPP roster', () => {
     await rosterSet(one, xml('item', { jid: 'bob@localhost', subscription: 'remove' }));
     for (const push of await removed) expect(pushedItem(push)).to.deep.equal({ jid: 'bob@localhost', subscription: 'remove' });
     expect(await rosterItems(one)).to.deep.equal([]);
-    await pause(100);
-    expect(atThree.filter((s) => isPush(s))).to.have.length(0);
+    // Once it asks, it gets them.
+    await atThree.proveWith(async () => {
+      await rosterGet(three);
+      await rosterSet(one, xml('item', { jid: 'probe@localhost' }));
+    }, (s) => isPush(s, 'probe@localhost'));
+    const gone = nextPush(three, 'probe@localhost');
+    await rosterSet(one, xml('item', { jid: 'probe@localhost', subscription: 'remove' }));
+    await gone;
   });
 
   it('answers an up-to-date roster version with an empty result and an old one with the roster', async () => {
@@ -311,36 +319,44 @@ describe('XMPP roster', () => {
       }
     }
     await stopAll(clients.pop());
+    // A request still waiting, from carol, comes at the next login; ivan's, answered, does not.
+    const carol = await connect('carol', 'ask');
+    const carolPush = nextPush(carol, 'judy@localhost');
+    await carol.send(xml('presence', { type: 'subscribe', to: 'judy@localhost' }));
+    await carolPush;
     const judy = await login(t, { user: 'judy', password: 'judy-pw', resource: 'j3' });
     clients.push(judy);
-    const seen = collect(judy);
-    await judy.send(xml('presence'));
-    await pause(200);
-    expect(seen.filter((s) => s.is('presence') && s.attrs.type === 'subscribe')).to.have.length(0);
+    const seen = expectSilence(judy, (s) => s.is('presence') && s.attrs.type === 'subscribe' && s.attrs.from === 'ivan@localhost', 'the request judy denied');
+    // Stored requests are all sent as the initial presence is handled: before the answer to the roster get after it.
+    await seen.proveWith(async () => {
+      await judy.send(xml('presence'));
+      await rosterGet(judy);
+    }, (s) => s.is('presence') && s.attrs.type === 'subscribe' && s.attrs.from === 'carol@localhost');
+    const denied = nextPresence(carol, 'unsubscribed', 'judy@localhost');
+    await judy.send(xml('presence', { type: 'unsubscribed', to: 'carol@localhost' }));
+    await denied;
   });
 
   it('drops an approval nobody asked for, and keeps it as a pre-approval on the sender\'s side', async () => {
     const alice = await connect('alice', 'pre');
     const dave = await connect('dave', 'pre');
-    const atAlice = collect(alice);
+    const atAlice = expectSilence(alice, (s) => s.is('presence') && s.attrs.type === 'subscribed', 'an approval nobody asked for');
     const davePush = nextPush(dave, 'alice@localhost');
     await dave.send(xml('presence', { type: 'subscribed', to: 'alice@localhost' }));
     expect(pushedItem(await davePush)).to.deep.equal({ jid: 'alice@localhost', subscription: 'none', approved: 'true' });
-    await pause(200);
-    expect(atAlice.filter((s) => s.is('presence') && s.attrs.type === 'subscribed')).to.have.length(0);
     expect(await rosterItems(alice)).to.not.deep.include({ jid: 'dave@localhost', subscription: 'to' });
 
-    // alice asks: approved at once, dave is never asked.
-    const atDave = collect(dave);
-    const approved = nextPresence(alice, 'subscribed', 'dave@localhost');
+    // alice asks: approved at once (the first approval she sees), dave is never asked.
+    const atDave = expectSilence(dave, (s) => s.is('presence') && s.attrs.type === 'subscribe', 'a request the pre-approval answered');
     const alicePush = next(alice, (s) => isPush(s, 'dave@localhost') && pushedItem(s).subscription === 'to');
     const fromDave = nextPresence(alice, undefined, 'dave@localhost/pre');
-    await alice.send(xml('presence', { type: 'subscribe', to: 'dave@localhost' }));
-    await approved;
+    await atAlice.proveWith(() => alice.send(xml('presence', { type: 'subscribe', to: 'dave@localhost' })), (s) => isPresenceFrom(s, 'subscribed', 'dave@localhost'));
     await alicePush;
     await fromDave;
     expect(await rosterItems(dave)).to.deep.equal([{ jid: 'alice@localhost', subscription: 'from' }]);
-    expect(atDave.filter((s) => s.is('presence') && s.attrs.type === 'subscribe')).to.have.length(0);
+    // A request nobody approved in advance does reach him.
+    const erin = await connect('erin', 'pre');
+    await atDave.proveWith(() => erin.send(xml('presence', { type: 'subscribe', to: 'dave@localhost' })), (s) => isPresenceFrom(s, 'subscribe', 'erin@localhost'));
   });
 
   it('unregistering an account deletes its roster and unsubscribes its contacts', async () => {

@@ -13,7 +13,7 @@
 import { expect } from 'chai';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
 import { TestServer } from '../support/server.js';
-import { collect, login, next, stopAll, subscribe, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
+import { collect, expectSilence, login, next, stopAll, subscribe, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
 
 const ADMIN = 'admin@localhost:adminpass';
 const PW = 'pw';
@@ -54,17 +54,49 @@ async function online(t: TestServer, user: string, resource: string): Promise<Cl
   return client;
 }
 
-/** Logs in, comes online, and returns the messages received within `ms` (offline storage is delivered then). */
-async function messagesAtLogin(t: TestServer, user: string, ms = 500): Promise<Element[]> {
+/**
+ * Logs in, comes online, and returns the messages offline storage delivered then. `marker` first sends the
+ * account one more message, stored last and so delivered last: its arrival proves that delivery works (an
+ * empty result means something) and ends what is returned.
+ */
+async function messagesAtLogin(t: TestServer, user: string, marker: Client): Promise<Element[]> {
+  const id = `marker-${Math.random().toString(36).slice(2)}`;
+  // A client's stanzas are handled in order: once the note to itself is back, the marker is stored.
+  const stored = next(marker, (s) => s.is('message') && s.attrs.id === `${id}-self`);
+  await marker.send(xml('message', { to: `${user}@localhost`, type: 'chat', id }, xml('body', {}, 'marker')));
+  await marker.send(xml('message', { to: marker.jid!.toString(), type: 'chat', id: `${id}-self` }, xml('body', {}, 'stored')));
+  await stored;
   const client = await login(t, { user, password: PW, resource: 'later' });
   try {
     const received = collect(client);
+    const last = next(client, (s) => s.is('message') && s.attrs.id === id, 10_000);
     await client.send(xml('presence'));
-    await pause(ms);
-    return received.filter((s) => s.is('message'));
+    await last;
+    return received.filter((s) => s.is('message') && s.attrs.id !== id);
   } finally {
     await stopAll(client);
   }
+}
+
+/** Error stanzas: what the other clients must not get when a lost session's stanzas are handled. */
+const isError = (s: Element) => s.attrs.type === 'error';
+
+/**
+ * A probe for expectSilence(client, isError): a message from `client` to an account that does not exist,
+ * which comes back to it as an error.
+ */
+function bounce(client: Client): [() => Promise<void>, (s: Element) => boolean] {
+  const id = `bounce-${Math.random().toString(36).slice(2)}`;
+  return [() => client.send(xml('message', { to: 'nobody@localhost', type: 'chat', id }, xml('body', {}, 'anyone?'))), (s) => isError(s) && s.attrs.id === id];
+}
+
+/**
+ * A probe for a client that must not get some message: another message to its full JID, from `from`. A
+ * headline, which is dropped rather than stored offline if the client closes before acknowledging it.
+ */
+function direct(from: Client, to: string): [() => Promise<void>, (s: Element) => boolean] {
+  const id = `probe-${Math.random().toString(36).slice(2)}`;
+  return [() => from.send(xml('message', { to, type: 'headline', id }, xml('body', {}, 'probe'))), (s) => s.is('message') && s.attrs.id === id];
 }
 
 describe('stream management: the end of a session', () => {
@@ -110,6 +142,7 @@ describe('stream management: the end of a session', () => {
     it('leaves the session to end at its timeout: contacts get unavailable once, no session is listed, and messages are not swallowed', async () => {
       const bob = track(await online(t, 'bob', 'desk'));
       const atBob = collect(bob);
+      const noErrors = expectSilence(bob, isError, 'an error at the sender');
       const { peer: phone, id } = await managed(t, 'alice', 'phone');
       phone.destroy();
       await pause(100);
@@ -126,13 +159,12 @@ describe('stream management: the end of a session', () => {
       const gone = atBob.filter((s) => s.is('presence') && s.attrs.from === 'alice@localhost/phone' && s.attrs.type === 'unavailable');
       expect(gone).to.have.length(1);
       expect(await sessionsOf('alice')).to.deep.equal([]);
-      expect(await connected()).to.not.include('alice@localhost/phone');
+      expect(await connected()).to.include('bob@localhost/desk').and.not.include('alice@localhost/phone');
 
       // A message to the bare JID now goes to offline storage, not into a ghost's queue.
       await bob.send(xml('message', { to: 'alice@localhost', type: 'chat', id: 'lost1' }, xml('body', {}, 'lost?')));
-      await pause(200);
-      expect(atBob.filter((s) => s.is('message') && s.attrs.type === 'error')).to.deep.equal([]);
-      const later = await messagesAtLogin(t, 'alice');
+      await noErrors.proveWith(...bounce(bob));
+      const later = await messagesAtLogin(t, 'alice', bob);
       expect(withId(later, 'lost1')).to.have.length(1);
     });
 
@@ -158,19 +190,21 @@ describe('stream management: the end of a session', () => {
       const r2 = track(await online(t, 'dave', 'r2'));
       const bob = track(await online(t, 'bob', 'z'));
       const atR2 = collect(r2);
-      const atBob = collect(bob);
+      const noErrors = expectSilence(bob, isError, 'an error at the sender');
+      const first = next(r2, (s) => withId([s], 'dup1').length > 0);
       await bob.send(xml('message', { to: 'dave@localhost', type: 'chat', id: 'dup1' }, xml('body', {}, 'to bare, both prio 0')));
       await r1.waitFor(/<message\b[^>]*id=['"]dup1['"]/);
-      await pause(200);
-      expect(withId(atR2, 'dup1')).to.have.length(1);
+      await first;
+      const again = expectSilence(r2, (s) => withId([s], 'dup1').length > 0, 'dup1 a second time');
 
       r1.destroy();
       await pause(AFTER_TIMEOUT_MS);
       expect(atR2.filter((s) => s.is('presence') && s.attrs.from === 'dave@localhost/r1' && s.attrs.type === 'unavailable')).to.have.length(1);
+      await again.proveWith(...direct(bob, 'dave@localhost/r2'));
       expect(withId(atR2, 'dup1')).to.have.length(1);
-      expect(atBob.filter((s) => s.attrs.type === 'error')).to.deep.equal([]);
+      await noErrors.proveWith(...bounce(bob));
       await stopAll(r2);
-      expect(withId(await messagesAtLogin(t, 'dave'), 'dup1')).to.deep.equal([]);
+      expect(withId(await messagesAtLogin(t, 'dave', bob), 'dup1')).to.deep.equal([]);
     });
 
     it('go to another resource once, with the server\'s <delay/>, when they were for the lost session alone', async () => {
@@ -195,7 +229,7 @@ describe('stream management: the end of a session', () => {
 
     it('go to offline storage once when every resource that got them is lost, and keep one <delay/> round after round', async () => {
       const bob = track(await online(t, 'bob', 'x'));
-      const atBob = collect(bob);
+      const noErrors = expectSilence(bob, isError, 'an error at the sender');
       const { peer: r1 } = await managed(t, 'duke', 'r1');
       const { peer: r2 } = await managed(t, 'duke', 'r2');
       const sentAt = Date.now();
@@ -217,29 +251,29 @@ describe('stream management: the end of a session', () => {
         await pause(AFTER_TIMEOUT_MS);
       }
 
-      const last = withId(await messagesAtLogin(t, 'duke'), 'round');
+      const last = withId(await messagesAtLogin(t, 'duke', bob), 'round');
       expect(last).to.have.length(1);
       const delays = last[0]!.getChildren('delay', NS_DELAY);
       expect(delays).to.have.length(1);
       expect(Date.parse(delays[0]!.attrs.stamp)).to.be.within(sentAt - 1000, sentAt + 1000);
-      expect(atBob.filter((s) => s.attrs.type === 'error')).to.deep.equal([]);
+      await noErrors.proveWith(...bounce(bob));
     });
 
     it('of type headline or groupchat are dropped, without an error', async () => {
       const { peer: r1 } = await managed(t, 'dina', 'r1');
       const r2 = track(await online(t, 'dina', 'r2'));
       const bob = track(await online(t, 'bob', 'w'));
-      const atR2 = collect(r2);
-      const atBob = collect(bob);
+      const atR2 = expectSilence(r2, (s) => s.is('message'), 'a headline or groupchat message of the lost session');
+      const noErrors = expectSilence(bob, isError, 'an error at the sender');
       await bob.send(xml('message', { to: 'dina@localhost/r1', type: 'headline', id: 'h1' }, xml('body', {}, 'news')));
       await bob.send(xml('message', { to: 'dina@localhost/r1', type: 'groupchat', id: 'g1' }, xml('body', {}, 'room talk')));
       await r1.waitFor(/<message\b[^>]*id=['"]g1['"]/);
       r1.destroy();
       await pause(AFTER_TIMEOUT_MS);
-      expect(atR2.filter((s) => s.is('message'))).to.deep.equal([]);
-      expect(atBob.filter((s) => s.attrs.type === 'error')).to.deep.equal([]);
+      await atR2.proveWith(...direct(bob, 'dina@localhost/r2'));
+      await noErrors.proveWith(...bounce(bob));
       await stopAll(r2);
-      expect(await messagesAtLogin(t, 'dina')).to.deep.equal([]);
+      expect(await messagesAtLogin(t, 'dina', bob)).to.deep.equal([]);
     });
   });
 
@@ -254,6 +288,7 @@ describe('stream management: the end of a session', () => {
       const bob = track(await online(t, 'bob', 'v'));
       const atC2 = collect(c2);
       const atBob = collect(bob);
+      const noErrors = expectSilence(bob, isError, 'an error at the sender');
 
       // A received carbon (bob → c2) and a sent carbon (c2 → bob) wait in c1's queue.
       await bob.send(xml('message', { to: 'cara@localhost/c2', type: 'chat', id: 'cc1' }, xml('body', {}, 'to c2')));
@@ -261,15 +296,16 @@ describe('stream management: the end of a session', () => {
       await c2.send(xml('message', { to: 'bob@localhost/v', type: 'chat', id: 'cc2' }, xml('body', {}, 'from c2')));
       await c1.waitFor(/<sent\b[\s\S]*?id=['"]cc2['"]/);
       await pause(200);
+      const noCopies = expectSilence(c2, (s) => s.is('message') && (s.getChild('received', NS_CARBONS) ?? s.getChild('sent', NS_CARBONS)) !== undefined, "a carbon copy from the lost session's queue");
       c1.destroy();
       await pause(AFTER_TIMEOUT_MS);
 
       expect(withId(atC2, 'cc1')).to.have.length(1);
-      expect(atC2.filter((s) => s.is('message') && (s.getChild('received', NS_CARBONS) || s.getChild('sent', NS_CARBONS)))).to.deep.equal([]);
+      await noCopies.proveWith(...direct(bob, 'cara@localhost/c2'));
       expect(withId(atBob, 'cc2')).to.have.length(1);
-      expect(atBob.filter((s) => s.attrs.type === 'error')).to.deep.equal([]);
+      await noErrors.proveWith(...bounce(bob));
       await stopAll(c2);
-      expect(await messagesAtLogin(t, 'cara')).to.deep.equal([]);
+      expect(await messagesAtLogin(t, 'cara', bob)).to.deep.equal([]);
     });
 
     it('answers an IQ request the session never answered with service-unavailable, once', async () => {
@@ -294,7 +330,7 @@ describe('stream management: the end of a session', () => {
       r1.write(`<iq type='get' id='ro'><query xmlns='jabber:iq:roster'/></iq>`);
       await r1.waitFor(/<query\b[^>]*jabber:iq:roster/);
       const r2 = track(await online(t, 'hugo', 'r2'));
-      const atR2 = collect(r2);
+      const noErrors = expectSilence(r2, isError, 'an error for a push the lost session never answered');
       // A blocklist push (from the account's bare JID) and a roster push (no 'from') wait in r1's queue.
       await r2.iqCaller.request(xml('iq', { type: 'set' }, xml('block', { xmlns: 'urn:xmpp:blocking' }, xml('item', { jid: 'spam@localhost' }))));
       await r2.iqCaller.request(xml('iq', { type: 'set' }, xml('query', { xmlns: 'jabber:iq:roster' }, xml('item', { jid: 'friend@localhost' }))));
@@ -302,7 +338,7 @@ describe('stream management: the end of a session', () => {
       await r1.waitFor(/friend@localhost/);
       r1.destroy();
       await pause(AFTER_TIMEOUT_MS);
-      expect(atR2.filter((s) => s.attrs.type === 'error')).to.deep.equal([]);
+      await noErrors.proveWith(...bounce(r2));
     });
   });
 });

@@ -106,7 +106,7 @@ describe('stream management', () => {
       const rerouted = await next(other, (s) => s.is('message') && s.getChildText('body') === 'for the lost one', 6000);
       expect(rerouted.attrs.to).to.equal('carla@localhost/lost');
       const users = await t.api('connected_users', {}, { basic: 'admin@localhost:adminpass' });
-      expect(users.body).to.not.include('carla@localhost/lost');
+      expect(users.body).to.include('carla@localhost/other').and.not.include('carla@localhost/lost');
     } finally {
       await stopAll(lost, other, dan);
     }
