@@ -149,21 +149,20 @@ describe('failed-login limits on every way in', function () {
 
   const basicHeader = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}@localhost:${password}`).toString('base64')}`, 'content-type': 'application/json' });
 
+  /** One XMPP connection, one attempt: a stream error or <temporary-auth-failure/> is the limit speaking. */
+  const xmppDoor =
+    (mechanism: Attempt['mechanism']): Door =>
+    async (from, user, password) => {
+      const { outcomes, streamError, streamErrorText } = await c2s(c2sPort, from, [{ mechanism, user, password }]);
+      if (streamError) return { result: 'limited', detail: `${streamError}: ${streamErrorText}` };
+      const [outcome] = outcomes;
+      if (outcome === 'success') return { result: 'ok', detail: 'success' };
+      return { result: outcome!.condition === 'temporary-auth-failure' ? 'limited' : 'wrong', detail: `${outcome!.condition}: ${outcome!.text}` };
+    };
+
   const doors: Record<string, Door> = {
-    'XMPP PLAIN': async (from, user, password) => {
-      const { outcomes, streamError, streamErrorText } = await c2s(c2sPort, from, [{ mechanism: 'PLAIN', user, password }]);
-      if (streamError) return { result: 'limited', detail: `${streamError}: ${streamErrorText}` };
-      const [outcome] = outcomes;
-      if (outcome === 'success') return { result: 'ok', detail: 'success' };
-      return { result: outcome!.condition === 'temporary-auth-failure' ? 'limited' : 'wrong', detail: `${outcome!.condition}: ${outcome!.text}` };
-    },
-    'XMPP SCRAM-SHA-256': async (from, user, password) => {
-      const { outcomes, streamError, streamErrorText } = await c2s(c2sPort, from, [{ mechanism: 'SCRAM-SHA-256', user, password }]);
-      if (streamError) return { result: 'limited', detail: `${streamError}: ${streamErrorText}` };
-      const [outcome] = outcomes;
-      if (outcome === 'success') return { result: 'ok', detail: 'success' };
-      return { result: outcome!.condition === 'temporary-auth-failure' ? 'limited' : 'wrong', detail: `${outcome!.condition}: ${outcome!.text}` };
-    },
+    'XMPP PLAIN': xmppDoor('PLAIN'),
+    'XMPP SCRAM-SHA-256': xmppDoor('SCRAM-SHA-256'),
     'HTTP Basic on /api': async (from, user, password) => {
       const res = await httpFrom(from, t.port, '/api/user_resources', { headers: basicHeader(user, password), body: JSON.stringify({ user, host: 'localhost' }) });
       const result = res.status === 200 ? 'ok' : res.status === 429 ? 'limited' : 'wrong';
