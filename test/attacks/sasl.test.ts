@@ -1,27 +1,28 @@
 /**
  * Attacks on SASL that the server has checks for, sent over real sockets by a client that can say anything
- * (sasl-client.ts): impersonation through the authorization identity (PLAIN's authzid, SCRAM's GS2 `a=`),
- * SCRAM -PLUS with channel-binding data that does not belong to the connection, the GS2 `y` flag as a
- * downgrade (refused only where the connection offers -PLUS with tls-unique, i.e. TLS 1.2), and XEP-0474's
- * `h` attribute, checked against the stream features the client saw. Each refusal is paired with the same
- * exchange done right, which must succeed, so a refusal cannot come from a broken client.
+ * (test/support/sasl-client.ts): impersonation through the authorization identity (PLAIN's authzid, SCRAM's
+ * GS2 `a=`), SCRAM -PLUS with channel-binding data that does not belong to the connection, the GS2 `y` flag
+ * as a downgrade (refused only where the connection offers -PLUS with tls-unique, i.e. TLS 1.2), and
+ * XEP-0474's `h` attribute, checked against the stream features the client saw. Each refusal is paired with
+ * the same exchange done right, which must succeed, so a refusal cannot come from a broken client.
  */
 import { expect } from 'chai';
 import type { SecureVersion } from 'node:tls';
-import { TestServer } from '../support/server.js';
-import { xmppConfig } from '../support/xmpp.js';
+import type { RawXmppPeer } from '../support/raw-xmpp.js';
 import {
   SCRAM_MECHANISMS,
-  TlsXmppPeer,
   bind,
   channelBindingData,
   downgradeHash,
   hashOf,
   plain,
   scram,
+  secureStream,
   type ChannelBindingType,
   type ScramOptions,
-} from './sasl-client.js';
+} from '../support/sasl-client.js';
+import { TestServer } from '../support/server.js';
+import { xmppConfig } from '../support/xmpp.js';
 
 const ADMIN = 'admin@localhost:adminpass';
 const ALICE = { user: 'alice', password: 'alice-pw' };
@@ -30,10 +31,10 @@ describe('attacks on SASL', function () {
   this.timeout(60_000);
   let t: TestServer;
   let port: number;
-  const peers: TlsXmppPeer[] = [];
+  const peers: RawXmppPeer[] = [];
 
   async function secure(maxVersion: SecureVersion = 'TLSv1.3', host = 'localhost') {
-    const opened = await TlsXmppPeer.secure(port, { maxVersion, host });
+    const opened = await secureStream(port, { maxVersion, host });
     peers.push(opened.peer);
     return opened;
   }
@@ -54,7 +55,7 @@ describe('attacks on SASL', function () {
   }
 
   /** The stream is still unauthenticated: anything but SASL now is a not-authorized stream error. */
-  async function expectUnauthenticated(peer: TlsXmppPeer): Promise<void> {
+  async function expectUnauthenticated(peer: RawXmppPeer): Promise<void> {
     peer.write("<iq type='set' id='b'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></iq>");
     expect((await peer.streamError()).condition).to.equal('not-authorized');
   }
@@ -155,12 +156,12 @@ describe('attacks on SASL', function () {
     it('tls-unique after a resumed TLS 1.2 session is the server\'s Finished (the first of an abbreviated handshake)', async () => {
       const first = await secure('TLSv1.2');
       expect(first.peer.tlsSession, 'the server gives a TLS 1.2 session ticket').to.not.equal(undefined);
-      const opened = await TlsXmppPeer.secure(port, { maxVersion: 'TLSv1.2', session: first.peer.tlsSession });
+      const opened = await secureStream(port, { maxVersion: 'TLSv1.2', session: first.peer.tlsSession });
       peers.push(opened.peer);
       expect(opened.peer.tls.isSessionReused(), 'the session was resumed').to.equal(true);
       const result = await scram(opened.peer, { mechanism: 'SCRAM-SHA-256-PLUS', ...ALICE, cbType: 'tls-unique' });
       expect(result.outcome, result.text).to.equal('success');
-      const again = await TlsXmppPeer.secure(port, { maxVersion: 'TLSv1.2', session: first.peer.tlsSession });
+      const again = await secureStream(port, { maxVersion: 'TLSv1.2', session: first.peer.tlsSession });
       peers.push(again.peer);
       expect(again.peer.tls.isSessionReused()).to.equal(true);
       const wrong = await scram(again.peer, { mechanism: 'SCRAM-SHA-256-PLUS', ...ALICE, cbType: 'tls-unique', cbData: again.peer.tls.getFinished()! });
@@ -168,7 +169,7 @@ describe('attacks on SASL', function () {
     });
 
     it('binding data computed over other data, or of another type than claimed, is not-authorized with the right password', async () => {
-      const attempts: Array<{ tls: SecureVersion; claim: ChannelBindingType; data: (p: TlsXmppPeer) => Buffer; what: string }> = [
+      const attempts: Array<{ tls: SecureVersion; claim: ChannelBindingType; data: (p: RawXmppPeer) => Buffer; what: string }> = [
         { tls: 'TLSv1.3', claim: 'tls-exporter', data: (p) => p.tls.exportKeyingMaterial(32, 'EXPORTER-Other-Label', Buffer.alloc(0)), what: 'an exporter with another label' },
         { tls: 'TLSv1.3', claim: 'tls-exporter', data: (p) => p.tls.exportKeyingMaterial(32, 'EXPORTER-Channel-Binding', Buffer.from('ctx')), what: 'an exporter with a context' },
         { tls: 'TLSv1.3', claim: 'tls-exporter', data: (p) => channelBindingData(p.tls, 'tls-server-end-point'), what: 'tls-server-end-point data' },

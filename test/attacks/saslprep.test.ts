@@ -9,19 +9,20 @@
  * SASLprep and not NFKC alone. Wrong passwords and passwords SASLprep prohibits fail like any wrong password
  * (never a 500); prohibited ones are refused when set, naming the argument.
  *
- * The client side prepares with its own SASLprep (sasl-client.ts), as RFC 5802 asks a SCRAM client to; PLAIN,
- * HTTP, XML-RPC and OAuth send the other spelling as it is, so the server's preparation is what is tested. The
- * server's SASLprep is also compared, code point by code point, with RFC 3454's tables as Python's stringprep
- * module has them (Unicode 3.2).
+ * The client side prepares with its own SASLprep (test/support/sasl-client.ts), as RFC 5802 asks a SCRAM
+ * client to; PLAIN, HTTP, XML-RPC and OAuth send the other spelling as it is, so the server's preparation is
+ * what is tested. The server's SASLprep is also compared, code point by code point, with RFC 3454's tables as
+ * Python's stringprep module has them (Unicode 3.2).
  */
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { saslprep, saslprepMap, saslprepProblem, SaslprepError } from '../../kernel/src/accounts/saslprep.js';
 import { Browser, basicAuth } from '../support/oauth-client.js';
+import type { RawXmppPeer } from '../support/raw-xmpp.js';
+import { SCRAM_MECHANISMS, bind, clientSaslprep, plain, scram, secureStream } from '../support/sasl-client.js';
 import { request, TestServer } from '../support/server.js';
 import { xmlrpcCall } from '../support/xmlrpc.js';
 import { xmppConfig } from '../support/xmpp.js';
-import { SCRAM_MECHANISMS, TlsXmppPeer, bind, clientSaslprep, plain, scram } from './sasl-client.js';
 
 const ADMIN = 'admin@localhost:adminpass';
 const CLIENT_SECRET = 'client-s3cret';
@@ -71,10 +72,10 @@ describe('attacks: SASLprep on every way in', function () {
   let t: TestServer;
   let c2s: number;
   let xmlrpcUrl: string;
-  const peers: TlsXmppPeer[] = [];
+  const peers: RawXmppPeer[] = [];
 
-  async function secure(): Promise<TlsXmppPeer> {
-    const { peer } = await TlsXmppPeer.secure(c2s, { maxVersion: 'TLSv1.3' });
+  async function secure(): Promise<RawXmppPeer> {
+    const { peer } = await secureStream(c2s, { maxVersion: 'TLSv1.3' });
     peers.push(peer);
     return peer;
   }

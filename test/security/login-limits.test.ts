@@ -8,10 +8,10 @@
  * defaults (5 and 20, an hour) are checked against docs/configuration.md by the generated-docs test.
  */
 import { expect } from 'chai';
-import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { hiddenFields } from '../support/oauth-client.js';
-import { RawXmppPeer, parseStreamError } from '../support/raw-xmpp.js';
+import type { RawXmppPeer } from '../support/raw-xmpp.js';
+import { StreamRefusedError, plain, scram, secureStream, type SaslAnswer } from '../support/sasl-client.js';
 import { TestServer, type RawConfig } from '../support/server.js';
 import { encodeXmlRpc } from '../support/xmlrpc.js';
 import { xmppConfig } from '../support/xmpp.js';
@@ -47,32 +47,9 @@ function httpFrom(localAddress: string, port: number, path: string, init: { meth
 type Attempt = { mechanism: 'PLAIN' | 'SCRAM-SHA-256'; user: string; password: string };
 type Outcome = 'success' | { condition: string; text: string | undefined };
 
-/** A SCRAM-SHA-256 client exchange on an open raw stream (enough for ASCII names and passwords). */
-async function scram(peer: RawXmppPeer, user: string, password: string): Promise<Outcome> {
-  const nonce = randomBytes(12).toString('base64');
-  const first = `n=${user},r=${nonce}`;
-  peer.resetReceived();
-  peer.write(`<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='SCRAM-SHA-256'>${Buffer.from(`n,,${first}`).toString('base64')}</auth>`);
-  const reply = await peer.waitFor(/<challenge[^>]*>([^<]*)<\/challenge>|<failure\b[\s\S]*?<\/failure>/);
-  if (!reply[1]) return failureOf(reply[0]);
-  const serverFirst = Buffer.from(reply[1], 'base64').toString();
-  const attrs = Object.fromEntries(serverFirst.split(',').map((p) => [p[0], p.slice(2)]));
-  const salted = pbkdf2Sync(password, Buffer.from(attrs.s!, 'base64'), Number(attrs.i), 32, 'sha256');
-  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
-  const withoutProof = `c=${Buffer.from('n,,').toString('base64')},r=${attrs.r}`;
-  const signature = createHmac('sha256', createHash('sha256').update(clientKey).digest()).update(`${first},${serverFirst},${withoutProof}`).digest();
-  const proof = Buffer.from(clientKey.map((b, i) => b ^ signature[i]!)).toString('base64');
-  peer.resetReceived();
-  peer.write(`<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>${Buffer.from(`${withoutProof},p=${proof}`).toString('base64')}</response>`);
-  return outcomeOf(await peer.waitFor(/<success\b[^>]*(?:\/>|>[^<]*<\/success>)|<failure\b[\s\S]*?<\/failure>/));
-}
-
-function failureOf(xml: string): Outcome {
-  return { condition: /<failure[^>]*>\s*<([a-z-]+)/.exec(xml)?.[1] ?? '?', text: /<text[^>]*>([^<]*)<\/text>/.exec(xml)?.[1] };
-}
-
-function outcomeOf(match: RegExpExecArray): Outcome {
-  return match[0].startsWith('<success') ? 'success' : failureOf(match[0]);
+/** What a SASL answer means to these tests: success, or the failure's condition and text. */
+function outcomeOf(answer: SaslAnswer): Outcome {
+  return answer.outcome === 'success' ? 'success' : { condition: answer.outcome, text: answer.text };
 }
 
 /**
@@ -80,25 +57,17 @@ function outcomeOf(match: RegExpExecArray): Outcome {
  * error instead of features (a banned address) comes back as `streamError`.
  */
 async function c2s(port: number, localAddress: string, attempts: Attempt[]): Promise<{ outcomes: Outcome[]; streamError?: string; streamErrorText?: string }> {
-  const peer = await RawXmppPeer.connect(port, { localAddress });
+  let peer: RawXmppPeer;
   try {
-    try {
-      await peer.open();
-    } catch {
-      const error = parseStreamError(peer.all);
-      if (error) return { outcomes: [], streamError: error.condition, streamErrorText: error.text };
-      throw new Error(`no features and no stream error: ${peer.all}`);
-    }
-    await peer.startTls();
-    await peer.open();
+    ({ peer } = await secureStream(port, { localAddress }));
+  } catch (err) {
+    if (err instanceof StreamRefusedError) return { outcomes: [], streamError: err.streamError.condition, streamErrorText: err.streamError.text };
+    throw err;
+  }
+  try {
     const outcomes: Outcome[] = [];
-    for (const attempt of attempts) {
-      let outcome: Outcome;
-      if (attempt.mechanism === 'PLAIN') {
-        peer.resetReceived();
-        peer.write(`<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='PLAIN'>${Buffer.from(`\0${attempt.user}\0${attempt.password}`).toString('base64')}</auth>`);
-        outcome = outcomeOf(await peer.waitFor(/<success\b[^>]*(?:\/>|>[^<]*<\/success>)|<failure\b[\s\S]*?<\/failure>/));
-      } else outcome = await scram(peer, attempt.user, attempt.password);
+    for (const { mechanism, user, password } of attempts) {
+      const outcome = outcomeOf(mechanism === 'PLAIN' ? await plain(peer, user, password) : await scram(peer, { mechanism, user, password }));
       outcomes.push(outcome);
       if (outcome === 'success') break;
     }

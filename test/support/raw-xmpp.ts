@@ -3,10 +3,11 @@
  * upgraded with STARTTLS, verifying the test certificate) or a WebSocket with the `xmpp` subprotocol,
  * on which the test writes raw bytes and reads back what the server sent, as text. It knows just enough
  * XMPP to open a stream, authenticate with PLAIN and bind, and to recognize a stream error and the end
- * of the connection.
+ * of the connection. Its STARTTLS can be capped at a TLS version and resume an earlier TLS session, for the
+ * SASL tests (sasl-client.ts) that need TLS 1.2's tls-unique or an abbreviated handshake.
  */
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { TLSSocket, connect as tlsConnect, type SecureVersion } from 'node:tls';
 import { WebSocket } from 'ws';
 
 export const NS_STREAM = 'http://etherx.jabber.org/streams';
@@ -48,7 +49,8 @@ export function streamHeader(options: HeaderOptions = {}): string {
   return `${options.declaration === false ? '' : "<?xml version='1.0'?>"}<stream:stream ${attrs.join(' ')}>`;
 }
 
-function unescapeXml(text: string): string {
+/** The text of XML character data or an attribute value, with the predefined entities replaced. */
+export function unescapeXml(text: string): string {
   return text.replace(/&(lt|gt|amp|quot|apos);/g, (_, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" })[e]!);
 }
 
@@ -194,10 +196,25 @@ export interface RawConnectOptions {
   timeoutMs?: number;
 }
 
+export interface StartTlsOptions {
+  /** The name the server's certificate is verified for (SNI too); default localhost. */
+  servername?: string;
+  /** The highest TLS version offered; default Node's (TLS 1.3). */
+  maxVersion?: SecureVersion;
+  /** The lowest TLS version accepted; default TLS 1.2. */
+  minVersion?: SecureVersion;
+  /** A TLS session (`tlsSession` of an earlier peer) to offer to resume: an abbreviated handshake. */
+  session?: Buffer;
+  /** Milliseconds to wait for `<proceed/>`. */
+  timeoutMs?: number;
+}
+
 /** A raw TCP peer. */
 export class RawXmppPeer extends PeerBase {
   /** The server closed its sending side (FIN), before or with the close. */
   serverEnded = false;
+  /** The latest TLS session the server gave (a ticket), to resume it on another connection. */
+  tlsSession: Buffer | undefined;
   #socket: Socket | TLSSocket;
   #decoder = new TextDecoder('utf-8');
 
@@ -227,6 +244,12 @@ export class RawXmppPeer extends PeerBase {
   }
 
   get socket(): Socket | TLSSocket {
+    return this.#socket;
+  }
+
+  /** The TLS socket after STARTTLS (for its protocol, Finished messages, exporter, certificate). */
+  get tls(): TLSSocket {
+    if (!(this.#socket instanceof TLSSocket)) throw new Error('the stream is not encrypted yet');
     return this.#socket;
   }
 
@@ -284,16 +307,21 @@ export class RawXmppPeer extends PeerBase {
     return (await this.waitFor(FEATURES, ms))[0];
   }
 
-  /** STARTTLS (the stream must be open), then TLS on the same socket, verifying the server as `servername`. */
-  async startTls(servername = 'localhost', ms = 5000): Promise<void> {
+  /**
+   * STARTTLS (the stream must be open), then TLS on the same socket, verifying the server as `servername`
+   * (a string is the servername, as before the options). The sessions the server gives are kept in `tlsSession`.
+   */
+  async startTls(options: string | StartTlsOptions = {}, ms = 5000): Promise<void> {
+    const { servername = 'localhost', maxVersion, minVersion = 'TLSv1.2', session, timeoutMs = ms } = typeof options === 'string' ? { servername: options } : options;
     this.resetReceived();
     this.write("<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>");
-    await this.waitFor(/<proceed\b/, ms);
+    await this.waitFor(/<proceed\b/, timeoutMs);
     const plain = this.#socket;
     plain.removeAllListeners('data');
     plain.removeAllListeners('end');
     plain.removeAllListeners('close');
-    const secure = tlsConnect({ socket: plain, servername });
+    const secure = tlsConnect({ socket: plain, servername, minVersion, session, ...(maxVersion ? { maxVersion } : {}) });
+    secure.on('session', (ticket: Buffer) => (this.tlsSession = ticket));
     this.#socket = secure;
     this.#decoder = new TextDecoder('utf-8');
     this.#listen(secure);
@@ -324,11 +352,16 @@ export class RawXmppPeer extends PeerBase {
   /** authenticate, then resource binding; resolves with the bound full JID. */
   async login(user: string, password: string, options: { host?: string; resource?: string } = {}): Promise<string> {
     await this.authenticate(user, password, options);
-    const resource = options.resource ? `<resource>${options.resource}</resource>` : '';
-    this.write(`<iq type='set' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'>${resource}</bind></iq>`);
+    return this.bind(options.resource);
+  }
+
+  /** Resource binding on the authenticated, restarted stream; resolves with the bound full JID. */
+  async bind(resource?: string): Promise<string> {
+    this.resetReceived();
+    this.write(`<iq type='set' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'>${resource ? `<resource>${resource}</resource>` : ''}</bind></iq>`);
     const jid = await this.waitFor(/<jid>([^<]+)<\/jid>/);
     this.resetReceived();
-    return jid[1]!;
+    return unescapeXml(jid[1]!);
   }
 
   /** Half-closes our side (FIN). */

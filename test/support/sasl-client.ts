@@ -1,15 +1,15 @@
 /**
- * The client side of the SASL attack tests, written here so that a test can send exactly what it means to:
- * a raw XMPP peer whose STARTTLS can be capped at TLS 1.2 (where tls-unique exists) or left at 1.3, and
- * SCRAM and PLAIN exchanges with every knob an attacker or a buggy client has (authzid, GS2 flag, channel
- * binding type and data, the AuthMessage a proof is computed over). It has its own SASLprep mapping (RFC 4013
+ * The client side of SASL for tests that must send exactly what they mean to: a STARTTLS stream on a raw peer
+ * (raw-xmpp.ts), capped at TLS 1.2 (where tls-unique exists) or left at 1.3, optionally resuming a TLS
+ * session, with its features parsed; and SCRAM and PLAIN exchanges with every knob an attacker or a buggy
+ * client has (authzid, GS2 flag, channel binding type and data, the AuthMessage a proof is computed over).
+ * Used by the SASL attack tests and by the failed-login limit test. It has its own SASLprep mapping (RFC 4013
  * §2.1-2.2, with the code point lists of RFC 3454 written out) so the server's implementation is checked
  * against an independent one, and nothing here imports server code.
  */
 import { X509Certificate, createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, type SecureVersion, type TLSSocket } from 'node:tls';
-import { parseStreamError, streamHeader, type StreamErrorInfo } from '../support/raw-xmpp.js';
+import type { SecureVersion, TLSSocket } from 'node:tls';
+import { RawXmppPeer, parseStreamError, unescapeXml, type StreamErrorInfo } from './raw-xmpp.js';
 
 export type ScramHash = 'sha1' | 'sha256' | 'sha512';
 export type ChannelBindingType = 'tls-unique' | 'tls-exporter' | 'tls-server-end-point';
@@ -43,10 +43,7 @@ export function clientSaslprep(text: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// A raw XMPP peer over STARTTLS
-
-/** A complete `<stream:features>` element. */
-const FEATURES = /<stream:features\b[^>]*\/>|<stream:features\b[^>]*>[\s\S]*?<\/stream:features>/;
+// A stream over STARTTLS, at the SASL stage
 
 export interface Features {
   readonly raw: string;
@@ -62,148 +59,41 @@ export function parseFeatures(raw: string): Features {
   return { raw, mechanisms, channelBindings };
 }
 
-export class TlsXmppPeer {
-  received = '';
-  all = '';
-  #socket: Socket | TLSSocket;
-  #closed = false;
-  #listeners = new Set<() => void>();
+export interface SecureStreamOptions {
+  /** The highest TLS version offered; default TLS 1.3. */
+  readonly maxVersion?: SecureVersion;
+  /** The stream's `to` (the certificate is verified as localhost whatever it is); default localhost. */
+  readonly host?: string;
+  /** A TLS session (`tlsSession` of an earlier peer) to offer to resume. */
+  readonly session?: Buffer;
+  /** The local address to connect from (any of 127/8 on Linux). */
+  readonly localAddress?: string;
+}
 
-  private constructor(socket: Socket) {
-    this.#socket = socket;
-    this.#listen(socket);
+/** Thrown by secureStream when the server answers with a stream error where features were expected. */
+export class StreamRefusedError extends Error {
+  constructor(readonly streamError: StreamErrorInfo) {
+    super(`the server refused the stream: ${streamError.condition}${streamError.text === undefined ? '' : ` (${streamError.text})`}`);
   }
+}
 
-  static connect(port: number): Promise<TlsXmppPeer> {
-    return new Promise((resolve, reject) => {
-      const socket = netConnect({ port, host: '127.0.0.1' });
-      socket.once('connect', () => {
-        socket.off('error', reject);
-        resolve(new TlsXmppPeer(socket));
-      });
-      socket.once('error', reject);
-    });
-  }
-
-  /**
-   * Connects, opens the stream, STARTTLS with TLS capped at `maxVersion` (default TLS 1.3), and opens the
-   * encrypted stream: resolves with the peer and the features offered there.
-   */
-  static async secure(port: number, options: { maxVersion?: SecureVersion; host?: string; session?: Buffer } = {}): Promise<{ peer: TlsXmppPeer; features: Features }> {
-    const peer = await TlsXmppPeer.connect(port);
-    const host = options.host ?? 'localhost';
-    await peer.open(host);
-    await peer.startTls(options.maxVersion ?? 'TLSv1.3', options.session);
-    const features = await peer.open(host);
+/**
+ * Connects, opens the stream, STARTTLS with TLS capped at `maxVersion`, and opens the encrypted stream:
+ * resolves with the peer and the features offered there. When the server closes the stream with an error
+ * instead (a banned address, say), the peer is destroyed and a StreamRefusedError carries that error.
+ */
+export async function secureStream(port: number, options: SecureStreamOptions = {}): Promise<{ peer: RawXmppPeer; features: Features }> {
+  const peer = await RawXmppPeer.connect(port, { localAddress: options.localAddress });
+  const host = options.host ?? 'localhost';
+  try {
+    await peer.open({ to: host });
+    await peer.startTls({ maxVersion: options.maxVersion ?? 'TLSv1.3', session: options.session });
+    const features = parseFeatures(await peer.open({ to: host }));
     return { peer, features };
-  }
-
-  get tls(): TLSSocket {
-    if (!('getProtocol' in this.#socket)) throw new Error('the stream is not encrypted yet');
-    return this.#socket;
-  }
-
-  /** The TLS session the server gave (a ticket), to resume it on another connection. */
-  tlsSession: Buffer | undefined;
-
-  get isClosed(): boolean {
-    return this.#closed;
-  }
-
-  #listen(socket: Socket): void {
-    const decoder = new TextDecoder();
-    socket.on('data', (chunk: Buffer) => {
-      const text = decoder.decode(chunk, { stream: true });
-      this.received += text;
-      this.all += text;
-      this.#notify();
-    });
-    socket.on('close', () => {
-      this.#closed = true;
-      this.#notify();
-    });
-    socket.on('error', () => {});
-  }
-
-  #notify(): void {
-    for (const listener of [...this.#listeners]) listener();
-  }
-
-  write(text: string): void {
-    this.#socket.write(text);
-  }
-
-  /** Resolves with the first match of `pattern` in what arrived since the last `reset`. */
-  waitFor(pattern: RegExp, ms = 5000): Promise<RegExpExecArray> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const match = pattern.exec(this.received);
-        if (match || this.#closed) {
-          clearTimeout(timer);
-          this.#listeners.delete(check);
-          if (match) resolve(match);
-          else reject(new Error(`the connection closed before ${pattern} arrived; received: ${JSON.stringify(this.all.slice(-500))}`));
-        }
-      };
-      const timer = setTimeout(() => {
-        this.#listeners.delete(check);
-        reject(new Error(`timed out waiting for ${pattern}; received: ${JSON.stringify(this.all.slice(-500))}`));
-      }, ms);
-      this.#listeners.add(check);
-      check();
-    });
-  }
-
-  reset(): void {
-    this.received = '';
-  }
-
-  async open(host = 'localhost'): Promise<Features> {
-    this.reset();
-    this.write(streamHeader({ to: host }));
-    return parseFeatures((await this.waitFor(FEATURES))[0]);
-  }
-
-  /** STARTTLS; with `session`, the client offers to resume that TLS session (an abbreviated handshake). */
-  async startTls(maxVersion: SecureVersion, session?: Buffer): Promise<void> {
-    this.reset();
-    this.write("<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>");
-    await this.waitFor(/<proceed\b/);
-    const plain = this.#socket;
-    plain.removeAllListeners('data');
-    plain.removeAllListeners('close');
-    const secure = tlsConnect({ socket: plain, servername: 'localhost', maxVersion, minVersion: 'TLSv1.2', session });
-    secure.on('session', (ticket: Buffer) => (this.tlsSession = ticket));
-    await new Promise<void>((resolve, reject) => {
-      secure.once('secureConnect', () => resolve());
-      secure.once('error', reject);
-    });
-    this.#socket = secure;
-    this.#listen(secure);
-    this.reset();
-  }
-
-  async streamError(ms = 5000): Promise<StreamErrorInfo> {
-    await this.waitFor(/<\/stream:error>|<stream:error\b[^>]*\/>/, ms);
-    return parseStreamError(this.all)!;
-  }
-
-  async waitClosed(ms = 5000): Promise<void> {
-    if (this.#closed) return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`still open after ${ms} ms`)), ms);
-      const check = () => {
-        if (!this.#closed) return;
-        clearTimeout(timer);
-        this.#listeners.delete(check);
-        resolve();
-      };
-      this.#listeners.add(check);
-    });
-  }
-
-  destroy(): void {
-    this.#socket.destroy();
+  } catch (err) {
+    peer.destroy();
+    const error = parseStreamError(peer.all);
+    throw error ? new StreamRefusedError(error) : err;
   }
 }
 
@@ -219,11 +109,10 @@ export interface SaslAnswer {
   readonly data?: string;
 }
 
-const unescapeXml = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
 const b64 = (payload: string | Buffer) => Buffer.from(payload).toString('base64');
 
-export async function saslSend(peer: TlsXmppPeer, element: string): Promise<SaslAnswer> {
-  peer.reset();
+export async function saslSend(peer: RawXmppPeer, element: string): Promise<SaslAnswer> {
+  peer.resetReceived();
   peer.write(element);
   const [answer] = await peer.waitFor(/<success\b[^>]*\/>|<success\b[\s\S]*?<\/success>|<failure\b[\s\S]*?<\/failure>|<challenge\b[\s\S]*?<\/challenge>/);
   const payload = (name: string) => {
@@ -233,7 +122,7 @@ export async function saslSend(peer: TlsXmppPeer, element: string): Promise<Sasl
   if (answer.startsWith('<success')) return { outcome: 'success', data: payload('success') };
   if (answer.startsWith('<challenge')) return { outcome: 'challenge', data: payload('challenge') };
   const text = /<text[^>]*>([^<]*)<\/text>/.exec(answer)?.[1];
-  return { outcome: /<failure[^>]*><([a-z-]+)/.exec(answer)?.[1] ?? answer, ...(text === undefined ? {} : { text: unescapeXml(text) }) };
+  return { outcome: /<failure[^>]*>\s*<([a-z-]+)/.exec(answer)?.[1] ?? answer, ...(text === undefined ? {} : { text: unescapeXml(text) }) };
 }
 
 export const authElement = (mechanism: string, payload: string | Buffer) =>
@@ -241,7 +130,7 @@ export const authElement = (mechanism: string, payload: string | Buffer) =>
 export const responseElement = (payload: string | Buffer) => `<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>${payload.length ? b64(payload) : '='}</response>`;
 
 /** PLAIN as given: authzid NUL authcid NUL password, in UTF-8, with no preparation (the server's job here). */
-export function plain(peer: TlsXmppPeer, authcid: string, password: string, authzid = ''): Promise<SaslAnswer> {
+export function plain(peer: RawXmppPeer, authcid: string, password: string, authzid = ''): Promise<SaslAnswer> {
   return saslSend(peer, authElement('PLAIN', `${authzid}\0${authcid}\0${password}`));
 }
 
@@ -302,7 +191,7 @@ export interface ScramResult {
 const escapeSaslname = (name: string) => name.replace(/=/g, '=3D').replace(/,/g, '=2C');
 
 /** One whole SCRAM exchange on `peer` (which must be at the SASL stage). */
-export async function scram(peer: TlsXmppPeer, options: ScramOptions): Promise<ScramResult> {
+export async function scram(peer: RawXmppPeer, options: ScramOptions): Promise<ScramResult> {
   const hash = hashOf(options.mechanism);
   const plus = options.mechanism.endsWith('-PLUS');
   const cbType = options.cbType ?? 'tls-exporter';
@@ -343,11 +232,7 @@ export function downgradeHash(hash: ScramHash, features: Features): string {
 }
 
 /** After <success/>: restart the stream and bind; resolves with the bound JID. */
-export async function bind(peer: TlsXmppPeer, host = 'localhost', resource?: string): Promise<string> {
-  await peer.open(host);
-  peer.reset();
-  peer.write(`<iq type='set' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'>${resource ? `<resource>${resource}</resource>` : ''}</bind></iq>`);
-  const [, jid] = await peer.waitFor(/<jid>([^<]+)<\/jid>/);
-  peer.reset();
-  return unescapeXml(jid!);
+export async function bind(peer: RawXmppPeer, host = 'localhost', resource?: string): Promise<string> {
+  await peer.open({ to: host });
+  return peer.bind(resource);
 }
