@@ -12,9 +12,9 @@ import { LoginThrottle } from './accounts/login-throttle.js';
 import { ACCOUNT_MIGRATIONS } from './accounts/migrations.js';
 import { CommandBus } from './commands/bus.js';
 import { CommandRegistry } from './commands/registry.js';
-import type { CommandDecl } from './commands/types.js';
+import type { CommandDecl } from '@service/plugin-api';
 import type { ListenerConfig } from './config/listeners.js';
-import type { CommandDoc } from './docs/command-doc.js';
+import type { CommandDoc } from '@service/plugin-api';
 import { loadConfigFile, type Config, type ConfigContext } from './config/load.js';
 import { ControlServer } from './ctl/control-server.js';
 import { CONTROL_SOCKET } from './ctl/protocol.js';
@@ -36,16 +36,18 @@ import { XMLRPC_HANDLER, createXmlRpcHandler } from './xmlrpc/frontend.js';
 import { startC2sListener } from './xmpp/c2s/listener.js';
 import type { C2SEnvironment } from './xmpp/c2s/stream.js';
 import { WEBSOCKET_HANDLER, webSocketEndpoint, type WebSocketEndpoint } from './xmpp/c2s/websocket.js';
-import { StreamError } from './xmpp/errors.js';
+import { StreamError } from '@service/plugin-api';
 import { XmppService } from './xmpp/service.js';
 import { certificateStore, loadCertificates, selfSignedCertificate, type CertificateStore } from './xmpp/tls/certificates.js';
-import { DEFAULT_LIMITS } from './xmpp/xml/stream-parser.js';
+import { DEFAULT_LIMITS } from '@service/plugin-api';
 import { ModuleCatalog } from './modules/catalog.js';
 import { ModuleManager } from './modules/manager.js';
+import { shareServerPackages } from './modules/plugin-resolution.js';
 import { ScopeRegistry } from './modules/scopes.js';
 import type { KernelServices, ServerControl } from './modules/services.js';
 import { Storage, type DbKind } from './storage/database.js';
 import { KERNEL_VERSION } from './version.js';
+import { docsAtVersion, openApiDocument } from './docs/openapi.js';
 
 /** Request handlers served by the kernel itself; modules add theirs by name. */
 export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER, XMLRPC_HANDLER, OAUTH_HANDLER];
@@ -111,6 +113,7 @@ export class Server implements ServerControl {
 
   /** Starts a server; rejects (with everything it opened closed again) when anything fails. */
   static async start(options: ServerOptions): Promise<Server> {
+    shareServerPackages();
     const server = new Server(options);
     await server.#boot();
     return server;
@@ -126,6 +129,10 @@ export class Server implements ServerControl {
 
   get startedAt(): number {
     return this.#startedAt;
+  }
+
+  get version(): string {
+    return KERNEL_VERSION;
   }
 
   get config(): Config {
@@ -307,7 +314,17 @@ export class Server implements ServerControl {
       server: this,
       logins,
       httpAuth: new HttpAuthenticator(accounts, logins),
+      tokens: { revokeAccount: (account) => this.#services.oauth.tokens.revokeWhere({ account }) },
       commandDocs: (options) => this.#commandDocs(options?.runtimeOnly ?? false),
+      docs: {
+        commands: (options) => this.#commandDocs(options?.runtimeOnly ?? false),
+        openApi: async ({ version, serverUrl }) => {
+          const loaded = await this.#commandDocs(true);
+          const docs = version === undefined ? loaded : docsAtVersion(loaded, version);
+          const title = version === undefined ? 'Administration command API' : `Administration command API, version ${version}`;
+          return openApiDocument(docs, { title, version: KERNEL_VERSION, serverUrl });
+        },
+      },
       catalog: this.#catalog,
       node: new NodeIdentity(() => this.#storage.db(this.#config.default_db)),
       xmpp: new XmppService(this.#hooks, accounts, () => this.#config.hosts, this.#logger),

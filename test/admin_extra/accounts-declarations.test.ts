@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { coerceArgs } from '../../kernel/src/commands/coerce.js';
 import { formatResult } from '../../kernel/src/commands/result.js';
-import type { CommandDecl } from '../../kernel/src/commands/types.js';
+import type { CommandDecl } from '@service/plugin-api';
 import { accountCommands } from '../../modules/mod_admin_extra/src/accounts/index.js';
 
 const BAN_DETAILS = { list: { object: [{ name: 'name', type: 'string' }, { name: 'value', type: 'string' }] } };

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { coerceArgs } from '../../kernel/src/commands/coerce.js';
 import { formatResult } from '../../kernel/src/commands/result.js';
-import type { CommandDecl, ValueType } from '../../kernel/src/commands/types.js';
+import type { CommandDecl, ValueType } from '@service/plugin-api';
 import { rosterCommands } from '../../modules/mod_admin_extra/src/roster/index.js';
 
 /** The spec's rows (commands.json): arguments as `name:type`, the result name and type, the tags. */

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { coerceArgs } from '../../kernel/src/commands/coerce.js';
 import { formatResult } from '../../kernel/src/commands/result.js';
-import type { CommandDecl } from '../../kernel/src/commands/types.js';
+import type { CommandDecl } from '@service/plugin-api';
 import { sessionCommands } from '../../modules/mod_admin_extra/src/sessions/index.js';
 
 interface SpecRow {

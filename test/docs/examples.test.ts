@@ -5,8 +5,8 @@
 import { expect } from 'chai';
 import { coerceArgs } from '../../kernel/src/commands/coerce.js';
 import { formatResult } from '../../kernel/src/commands/result.js';
-import { defineCommand, type CommandDecl } from '../../kernel/src/commands/types.js';
-import type { CommandDoc } from '../../kernel/src/docs/command-doc.js';
+import { defineCommand, type CommandDecl } from '@service/plugin-api';
+import type { CommandDoc } from '@service/plugin-api';
 import { parseExampleLanguages, renderExample } from '../../kernel/src/docs/examples.js';
 import { filterCommands } from '../../kernel/src/docs/filter.js';
 import { KERNEL_COMMANDS } from '../../kernel/src/kernel-commands/index.js';

@@ -4,9 +4,9 @@
  */
 import { expect } from 'chai';
 import { coerceArgs } from '../../kernel/src/commands/coerce.js';
-import { defineCommand, type CommandDecl } from '../../kernel/src/commands/types.js';
+import { defineCommand, type CommandDecl } from '@service/plugin-api';
 import { parseArgv } from '../../kernel/src/ctl/argv.js';
-import type { CommandDoc } from '../../kernel/src/docs/command-doc.js';
+import type { CommandDoc } from '@service/plugin-api';
 import { cliOutput, exampleCommandLine, exampleWords } from '../../kernel/src/docs/command-line.js';
 import { commandExamples } from '../../kernel/src/docs/example-data.js';
 import { renderCommandHelp, renderHelpTopic, renderManual, renderOverview, renderTagHelp, suggestTopics } from '../../kernel/src/docs/help-text.js';

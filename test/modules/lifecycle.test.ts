@@ -26,7 +26,7 @@ describe('modules', () => {
   describe('started, stopped and started again', () => {
     let t: TestServer;
     before(async () => {
-      t = await TestServer.start(withModules({ mod_fixture: {} }), { plugins: ['mod_fixture', 'mod_fixture_dep'] });
+      t = await TestServer.start(withModules({ mod_fixture: {} }), { plugins: ['mod_fixture', 'mod_fixture_dep', 'mod_fixture_consumer'] });
       await t.bootstrapAdmin();
     });
     after(() => t.stop());
@@ -35,15 +35,13 @@ describe('modules', () => {
       expect((await t.api('fixture_greet', {}, { basic: ADMIN })).body).to.equal('hello');
     });
 
-    it('removes its commands when reload_config drops the module, and disposes its DI scope', async () => {
-      const disposals = (globalThis as { fixtureScopeDisposals?: number }).fixtureScopeDisposals ?? 0;
+    it('removes its commands when reload_config drops the module', async () => {
       await t.writeConfig(withModules({}));
       expect((await t.api('reload_config', {}, { basic: ADMIN })).body).to.equal(0);
       const res = await t.api('fixture_greet', {}, { basic: ADMIN });
       expect(res.status).to.equal(404);
       expect(res.body.message).to.match(/provided by module mod_fixture, which is not enabled/);
       expect(t.logged((l) => l.msg === 'module mod_fixture stopped')).to.have.length(1);
-      expect((globalThis as { fixtureScopeDisposals?: number }).fixtureScopeDisposals).to.equal(disposals + 1);
     });
 
     it('brings them back when the module is enabled again', async () => {
@@ -59,7 +57,7 @@ describe('modules', () => {
       expect(t.logged((l) => l.msg === 'module mod_fixture reloaded with new options')).to.have.length(1);
     });
 
-    it('starts dependencies first and gives a dependent its API', async () => {
+    it('starts dependencies first and gives a dependent the service it consumes', async () => {
       await t.writeConfig(withModules({ mod_fixture_dep: {}, mod_fixture: { greeting: 'hi' } }));
       expect((await t.api('reload_config', {}, { basic: ADMIN })).body).to.equal(0);
       expect((await t.api('fixture_dep_greet', {}, { basic: ADMIN })).body).to.equal('dep says hi');
@@ -72,6 +70,14 @@ describe('modules', () => {
       expect(res.body.message).to.match(/MODULE_DEPENDENCY_MISSING: module mod_fixture_dep: it depends on mod_fixture, which is not enabled/);
       // Nothing changed.
       expect((await t.api('fixture_dep_greet', {}, { basic: ADMIN })).body).to.equal('dep says hi');
+    });
+
+    it('starts the provider of a consumed service first, and hands the consumer its service', async () => {
+      await t.writeConfig(withModules({ mod_fixture_consumer: {}, mod_fixture: { greeting: 'served' } }));
+      expect((await t.api('reload_config', {}, { basic: ADMIN })).body).to.equal(0);
+      expect((await t.api('fixture_consumer_greet', {}, { basic: ADMIN })).body).to.equal('served');
+      const started = t.logs.filter((l) => /^module mod_fixture(_consumer)? \S+ started$/.test(l.msg)).map((l) => l.module);
+      expect(started.lastIndexOf('mod_fixture')).to.be.below(started.lastIndexOf('mod_fixture_consumer'));
     });
 
     it('lets every module take part in removing an account (remove_user hook)', async () => {
@@ -105,9 +111,19 @@ describe('modules', () => {
       expect(err.message).to.match(/MODULE_DEPENDENCY_MISSING: module mod_fixture_needs: it depends on mod_fixture, which is not enabled/);
     });
 
-    it('names a kernel version mismatch', async () => {
+    it('names a dependency of a version outside the range asked', async () => {
+      const err = await startFailure(withModules({ mod_fixture: {}, mod_fixture_picky: {} }), ['mod_fixture', 'mod_fixture_picky']);
+      expect(err.message).to.match(/MODULE_DEPENDENCY_VERSION: module mod_fixture_picky: it needs mod_fixture \^2\.0\.0, but mod_fixture is 1\.0\.0/);
+    });
+
+    it('names the provider of a consumed service that is not enabled', async () => {
+      const err = await startFailure(withModules({ mod_fixture_consumer: {} }), ['mod_fixture', 'mod_fixture_consumer']);
+      expect(err.message).to.match(/MODULE_DEPENDENCY_MISSING: module mod_fixture_consumer: it uses the service mod_fixture\.greeting of mod_fixture, which is not enabled/);
+    });
+
+    it('names a plugin API version mismatch', async () => {
       const err = await startFailure(withModules({ mod_fixture_future: {} }), ['mod_fixture_future']);
-      expect(err.message).to.match(/modules\.mod_fixture_future: MODULE_KERNEL_MISMATCH: module mod_fixture_future: version 3\.0\.0 supports kernel \^9\.0\.0, but this kernel is 0\.1\.0/);
+      expect(err.message).to.match(/modules\.mod_fixture_future: MODULE_API_MISMATCH: module mod_fixture_future: version 3\.0\.0 was built for plugin API \^9\.0\.0, but this server's plugin API is 0\.1\.0/);
     });
 
     it('validates module options against the module\'s schema', async () => {

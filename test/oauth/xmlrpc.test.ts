@@ -3,7 +3,7 @@
  * password, results as a struct named after the result, and faults with stable codes for every error.
  */
 import { expect } from 'chai';
-import { parseElement } from '../../kernel/src/xmpp/xml/stream-parser.js';
+import { parseElement } from '@service/plugin-api';
 import { request, TestServer } from '../support/server.js';
 import { oauthConfig } from '../support/oauth-config.js';
 import { decodeXmlRpc, xmlrpcCall, xmlrpcPost, type XmlRpcValue } from '../support/xmlrpc.js';

@@ -9,11 +9,12 @@ import { AccountService, type AccountSettings } from '../../kernel/src/accounts/
 import { CredentialCache, type CredentialCacheSettings } from '../../kernel/src/accounts/credential-cache.js';
 import { ACCOUNT_MIGRATIONS, ACCOUNTS_MIGRATION_OWNER, USERS_TABLE } from '../../kernel/src/accounts/migrations.js';
 import { SCRAM_HASHES, deriveScramKeys } from '../../kernel/src/accounts/scram.js';
-import { CommandError } from '../../kernel/src/commands/errors.js';
+import { CommandError } from '@service/plugin-api';
 import { HookBus } from '../../kernel/src/hooks/hooks.js';
 import { createLogger } from '../../kernel/src/log/logger.js';
 import { EMBEDDED_DB_FILE, Storage, type SqlSettings, type StorageSettings } from '../../kernel/src/storage/database.js';
-import { MIGRATIONS_TABLE, renderMigrations, type Migration } from '../../kernel/src/storage/migrations.js';
+import { MIGRATIONS_TABLE, renderMigrations } from '../../kernel/src/storage/migrations.js';
+import { type Migration } from '@service/plugin-api';
 import { testDatabases } from '../support/databases.js';
 import { rejectionOf } from '../support/rejection.js';
 

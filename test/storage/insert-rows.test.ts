@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { createLogger } from '../../kernel/src/log/logger.js';
 import { Storage } from '../../kernel/src/storage/database.js';
-import { insertRows } from '../../kernel/src/storage/insert-rows.js';
+import { insertRows } from '@service/plugin-api';
 import { testDatabases } from '../support/databases.js';
 import { rejectionOf } from '../support/rejection.js';
 

@@ -87,12 +87,16 @@ export class TestServer {
     this.logs = logs;
   }
 
-  /** Starts a server; `plugins` are fixture modules copied into the data directory's plugins/. */
-  static async start(config: RawConfig = baseConfig(), options: { plugins?: string[] } = {}): Promise<TestServer> {
+  /**
+   * Starts a server; `plugins` are fixture modules copied into the data directory's plugins/, and `prepare`
+   * may change the data directory before the server starts.
+   */
+  static async start(config: RawConfig = baseConfig(), options: { plugins?: string[]; prepare?: (dataDir: string) => Promise<void> } = {}): Promise<TestServer> {
     const dir = await mkdtemp(join(tmpdir(), 'service-test-'));
     const configFile = join(dir, 'service.yml');
     await writeFile(configFile, stringify({ data_dir: join(dir, 'data'), ...config }));
     await installPlugins(join(dir, 'data'), options.plugins ?? []);
+    await options.prepare?.(join(dir, 'data'));
     const logs: Array<Record<string, any>> = [];
     const logger = memoryLogger(logs);
     try {

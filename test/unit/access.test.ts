@@ -8,7 +8,7 @@ import { AccessControl } from '../../kernel/src/access/access-control.js';
 import { parseAclSection } from '../../kernel/src/access/acl.js';
 import { parseAccessRulesSection } from '../../kernel/src/access/access-rules.js';
 import { parseApiPermissionsSection } from '../../kernel/src/access/api-permissions.js';
-import type { Caller } from '../../kernel/src/commands/types.js';
+import type { Caller } from '@service/plugin-api';
 import { OptionIssues } from '../../kernel/src/config/option-spec.js';
 
 function control(yaml: string): AccessControl {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { InvalidJid, bareJid, formatJid, nameprep, nodeprep, parseJid, resourceprep } from '../../kernel/src/accounts/jid.js';
+import { InvalidJid, bareJid, formatJid, nameprep, nodeprep, parseJid, resourceprep } from '@service/plugin-api';
 
 function invalid(fn: () => unknown): InvalidJid {
   try {

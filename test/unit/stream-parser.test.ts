@@ -2,8 +2,8 @@
  * The XMPP framing layer: stanzas out of a byte stream, and the right error for each kind of bad input.
  */
 import { expect } from 'chai';
-import { StreamParser, parseElement, ParseError, type ParseErrorCondition } from '../../kernel/src/xmpp/xml/stream-parser.js';
-import type { XmlElement } from '../../kernel/src/xmpp/xml/element.js';
+import { StreamParser, parseElement, ParseError, type ParseErrorCondition } from '@service/plugin-api';
+import type { XmlElement } from '@service/plugin-api';
 
 const HEADER = "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' to='localhost' version='1.0'>";
 

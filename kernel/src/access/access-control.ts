@@ -4,7 +4,7 @@
  * exist) are reported at load with the option path and a did-you-mean.
  */
 import { OptionIssues, didYouMean, type OptionIssue } from '../config/option-spec.js';
-import type { Caller } from '../commands/types.js';
+import type { Caller } from '@service/plugin-api';
 import type { AclDefinitions, AclEnvironment, AclSubject } from './acl.js';
 import { aclReferences, conditionMatches, matchAccessRule, type AccessAction, type AccessRule, type AccessRuleDefinitions } from './access-rules.js';
 import { defaultApiPermissions, whatIncludes, withConsoleGroup, type ApiPermissionGroup, type WhoClause, type WhoRule } from './api-permissions.js';

@@ -4,13 +4,13 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
-import { badArgument, conflict, notFound } from '../commands/errors.js';
+import { badArgument, conflict, notFound } from '@service/plugin-api';
 import type { HookBus } from '../hooks/hooks.js';
-import { pluck } from '../storage/pluck.js';
+import { pluck } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
-import { isUniqueViolation } from '../storage/database.js';
+import { isUniqueViolation } from '@service/plugin-api';
 import { CredentialCache, type CredentialCacheSettings } from './credential-cache.js';
-import { InvalidJid, nameprep, nodeprep } from './jid.js';
+import { InvalidJid, nameprep, nodeprep } from '@service/plugin-api';
 import { USERS_TABLE } from './migrations.js';
 import {
   DEFAULT_SCRAM_ITERATIONS,

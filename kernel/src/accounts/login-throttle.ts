@@ -15,6 +15,7 @@
  * account's count at that address but not the address's own count: knowing one password buys no more guesses
  * at the others.
  */
+import type { LoginWay } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 
 export interface LoginThrottleSettings {
@@ -26,8 +27,7 @@ export interface LoginThrottleSettings {
   exempt(ip: string): boolean;
 }
 
-/** Which door a login came through, for the log. */
-export type LoginWay = 'c2s' | 'http_api' | 'xmlrpc' | 'oauth';
+export type { LoginWay } from '@service/plugin-api';
 
 export interface LoginRefusal {
   /** Seconds until the ban ends. */

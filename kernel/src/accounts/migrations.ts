@@ -2,7 +2,7 @@
  * The schema of the authentication records. One row per account; the primary key (host, username) also
  * serves listing a host's users in username order.
  */
-import { sqlClientOf, type Migration } from '../storage/migrations.js';
+import { sqlClientOf, type Migration } from '@service/plugin-api';
 import { SCRAM_HASHES } from './scram.js';
 
 export const ACCOUNTS_MIGRATION_OWNER = 'kernel';

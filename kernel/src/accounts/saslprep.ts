@@ -18,7 +18,7 @@
  * Problems never quote the text's own characters (it is a password): they name code points of characters
  * that are not allowed at all, and describe the bidi problem without showing letters.
  */
-import { MAPPED_TO_NOTHING, NON_ASCII_SPACE, bidiViolation, prohibitedCharacter } from './stringprep.js';
+import { MAPPED_TO_NOTHING, NON_ASCII_SPACE, bidiViolation, prohibitedCharacter } from '@service/plugin-api';
 
 /** `stored`: a string being stored (unassigned code points refused); `query`: one being compared (allowed). */
 export type SaslprepUse = 'stored' | 'query';

@@ -4,10 +4,11 @@
  */
 import { createHash, createHmac, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import type { ScramHash } from '@service/plugin-api';
 import { saslprepMap, saslprepProblem, type SaslprepUse } from './saslprep.js';
 
-export const SCRAM_HASHES = ['sha1', 'sha256', 'sha512'] as const;
-export type ScramHash = (typeof SCRAM_HASHES)[number];
+export type { ScramHash } from '@service/plugin-api';
+export const SCRAM_HASHES = ['sha1', 'sha256', 'sha512'] as const satisfies readonly ScramHash[];
 
 /** Output length in bytes of each hash, which is also the length of every SCRAM key. */
 export const SCRAM_KEY_LENGTH: Readonly<Record<ScramHash, number>> = { sha1: 20, sha256: 32, sha512: 64 };

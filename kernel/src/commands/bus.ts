@@ -13,11 +13,11 @@ import type { Logger } from '../log/logger.js';
 import { SECRET_KEYS } from '../log/logger.js';
 import { closest } from '../config/option-spec.js';
 import { coerceArgs, type ArgInput } from './coerce.js';
-import { CommandError, asCommandError, namingArgument } from './errors.js';
+import { CommandError, asCommandError, namingArgument } from '@service/plugin-api';
 import type { CommandRegistry } from './registry.js';
 import { formatResult } from './result.js';
-import { nameprep, nodeprep } from '../accounts/jid.js';
-import type { CallContext, Caller, CommandDecl, RegisteredCommand } from './types.js';
+import { nameprep, nodeprep } from '@service/plugin-api';
+import type { CallContext, Caller, CommandDecl, RegisteredCommand } from '@service/plugin-api';
 
 export interface ExecuteOptions {
   /** API version from a `vN` path segment; the latest definition by default. */
@@ -73,6 +73,11 @@ export class CommandBus {
       this.logger.error({ err, command: name, frontend: caller.frontend, requestId: caller.requestId }, 'command %s failed with an internal error', name);
       throw new CommandError('internal', `internal error while running ${name}${caller.requestId ? ` (request id ${caller.requestId})` : ''}`);
     }
+  }
+
+  /** The definition a call of `name` at `version` would run, or undefined. */
+  resolve(name: string, version?: number): RegisteredCommand | undefined {
+    return this.registry.resolve(name, version);
   }
 
   /** The `unknown_command` error for a name with no definition, saying why there is none. */

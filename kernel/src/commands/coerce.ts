@@ -4,11 +4,9 @@
  * Every refusal names the argument and what was expected.
  */
 import { closest } from '../config/option-spec.js';
-import { badArgument } from './errors.js';
-import type { CommandDecl, FieldDecl, ValueType } from './types.js';
+import { badArgument, type ArgInput, type CommandDecl, type FieldDecl, type ValueType } from '@service/plugin-api';
 
-/** Arguments as a frontend received them: pairs keep duplicates visible. */
-export type ArgInput = Iterable<readonly [string, unknown]> | Readonly<Record<string, unknown>>;
+export type { ArgInput } from '@service/plugin-api';
 
 export function describeType(type: ValueType): string {
   if (type === 'string' || type === 'integer' || type === 'boolean') return type;

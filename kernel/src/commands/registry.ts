@@ -2,7 +2,7 @@
  * The registry of loaded commands. A command may have several definitions, one per API version where it
  * changed; a call for version N gets the newest definition at or below N.
  */
-import type { CommandDecl, CommandHandler, RegisteredCommand } from './types.js';
+import type { CommandDecl, CommandHandler, RegisteredCommand } from '@service/plugin-api';
 
 export class CommandRegistry {
   /** name → definitions, ascending by version. */

@@ -3,8 +3,8 @@
  * (`restuple`) a string, objects keep exactly their declared fields. A value that does not fit the
  * declaration is a bug in the command, reported as an internal fault rather than sent on.
  */
-import { CommandError } from './errors.js';
-import type { ResultDecl, ValueType } from './types.js';
+import { CommandError } from '@service/plugin-api';
+import type { ResultDecl, ValueType } from '@service/plugin-api';
 import { describeType } from './coerce.js';
 
 export function formatResult(command: string, result: ResultDecl, value: unknown): unknown {

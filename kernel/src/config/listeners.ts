@@ -2,16 +2,8 @@
  * Listener declarations (`listen:`), after ejabberd's: each entry names a port, an address and the
  * listener module, plus that module's options. Each module has its own closed set of options.
  */
-import {
-  OptionIssues,
-  didYouMean,
-  isPlainObject,
-  validateOption,
-  type CustomOption,
-  type InferOptions,
-  type OptionPath,
-  type OptionsSchema,
-} from './option-spec.js';
+import { OptionIssues, didYouMean, isPlainObject, validateOption, type InferOptions, type OptionPath, type OptionsSchema } from './option-spec.js';
+import { type CustomOption } from '@service/plugin-api';
 
 export const LISTENER_MODULES = ['service_c2s', 'service_http', 'service_xmlrpc'] as const;
 export type ListenerModule = (typeof LISTENER_MODULES)[number];

@@ -10,7 +10,7 @@ import { AccessControl } from '../access/access-control.js';
 import type { AclDefinitions } from '../access/acl.js';
 import type { AccessRuleDefinitions } from '../access/access-rules.js';
 import type { ApiPermissionGroup } from '../access/api-permissions.js';
-import type { ModuleDefinition } from '../modules/definition.js';
+import type { ModuleDefinition } from '@service/plugin-api';
 import type { SqlSettings } from '../storage/database.js';
 import { ConfigError, type LocatedIssue } from './errors.js';
 import type { ListenerConfig } from './listeners.js';

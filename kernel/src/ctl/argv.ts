@@ -10,8 +10,8 @@
  * A word that starts with `[` or `{` is read as JSON for a list or object argument. The values are handed to
  * the bus as strings (integers included), which validates and coerces them as for every frontend.
  */
-import { CommandError } from '../commands/errors.js';
-import type { ArgDecl, CommandDecl, FieldDecl, ValueType } from '../commands/types.js';
+import { CommandError } from '@service/plugin-api';
+import type { ArgDecl, CommandDecl, FieldDecl, ValueType } from '@service/plugin-api';
 
 export class UsageError extends CommandError {
   constructor(message: string, argument?: string) {

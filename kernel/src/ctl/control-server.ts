@@ -6,8 +6,8 @@
  */
 import { chmod, unlink } from 'node:fs/promises';
 import { connect, createServer, type Server as NetServer, type Socket } from 'node:net';
-import { asCommandError } from '../commands/errors.js';
-import type { Caller } from '../commands/types.js';
+import { asCommandError } from '@service/plugin-api';
+import type { Caller } from '@service/plugin-api';
 import { nextRequestId } from '../http/listener.js';
 import type { Logger } from '../log/logger.js';
 import type { KernelServices } from '../modules/services.js';

@@ -3,7 +3,7 @@
  * objects as aligned columns. An ST result prints nothing (the exit status says it); `--json` prints the
  * exact JSON that /api returns instead.
  */
-import type { ResultType, ValueType } from '../commands/types.js';
+import type { ResultType, ValueType } from '@service/plugin-api';
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';

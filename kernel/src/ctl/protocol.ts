@@ -3,9 +3,9 @@
  * data directory (mode 0600, in a 0700 directory: only the server's own user can connect). Each request
  * has an id; a call may be answered by progress and output frames before its one final frame.
  */
-import type { ResultType } from '../commands/types.js';
-import type { ErrorKind } from '../commands/errors.js';
-import type { CommandDoc } from '../docs/command-doc.js';
+import type { ResultType } from '@service/plugin-api';
+import type { ErrorKind } from '@service/plugin-api';
+import type { CommandDoc } from '@service/plugin-api';
 
 export const CONTROL_SOCKET = 'servicectl.sock';
 /** A request line longer than this closes the connection: servicectl never sends one. */

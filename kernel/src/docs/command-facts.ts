@@ -3,8 +3,8 @@
  * reads the same whichever form the operator looks at.
  */
 import { describeType } from '../commands/coerce.js';
-import type { CommandDecl, ResultDecl } from '../commands/types.js';
-import type { CommandDoc } from './command-doc.js';
+import type { CommandDecl, ResultDecl } from '@service/plugin-api';
+import type { CommandDoc } from '@service/plugin-api';
 
 /** `v1`, `v2`…: version markers of revised commands, not subjects, so they are not listed as topics. */
 const VERSION_TAG = /^v\d+$/;

@@ -9,7 +9,7 @@
  * one JSON word, which parseArgv also accepts.
  */
 import { formatCliOutput } from '../ctl/output.js';
-import type { ArgDecl, CommandDecl, CommandExample, FieldDecl, ResultDecl, ValueType } from '../commands/types.js';
+import type { ArgDecl, CommandDecl, CommandExample, FieldDecl, ResultDecl, ValueType } from '@service/plugin-api';
 import { wireResult } from './example-data.js';
 
 /**

@@ -6,7 +6,7 @@
 import { LISTENER_SCHEMAS } from '../config/listeners.js';
 import { expectedOf, type OptionSpec, type OptionsSchema } from '../config/option-spec.js';
 import { TOP_LEVEL_SCHEMA } from '../config/schema.js';
-import type { ModuleDefinition } from '../modules/definition.js';
+import type { ModuleDefinition } from '@service/plugin-api';
 
 function defaultOf(spec: OptionSpec): string {
   if (spec.required) return '*required*';

@@ -1,5 +1,5 @@
 /** docs/errors.md, generated from ERROR_KINDS: one table that every frontend's error mapping follows. */
-import { ERROR_KINDS } from '../commands/errors.js';
+import { ERROR_KINDS } from '@service/plugin-api';
 
 export function errorsReference(): string {
   const rows = Object.entries(ERROR_KINDS)

@@ -4,7 +4,7 @@
  * that every command still shows how it is called.
  */
 import { formatResult } from '../commands/result.js';
-import type { CommandDecl, CommandExample, ResultType, ValueType } from '../commands/types.js';
+import type { CommandDecl, CommandExample, ResultType, ValueType } from '@service/plugin-api';
 
 export interface DocExample extends CommandExample {
   /** Made up from the declared types, not written by the command's author. */

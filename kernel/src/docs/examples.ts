@@ -11,8 +11,8 @@
  * integer written as "3" in an example is still an `<int>`). A list whose declaration names its element
  * (`item`) carries each element as a struct with one member of that name, as ejabberd does.
  */
-import { badArgument } from '../commands/errors.js';
-import type { CommandDecl, CommandExample, ResultType, ValueType } from '../commands/types.js';
+import { badArgument } from '@service/plugin-api';
+import type { CommandDecl, CommandExample, ResultType, ValueType } from '@service/plugin-api';
 import { wireResult } from './example-data.js';
 
 export const EXAMPLE_LANGUAGES = ['java', 'perl', 'xmlrpc', 'json'] as const;

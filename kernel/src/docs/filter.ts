@@ -4,8 +4,8 @@
  * expression matched against each command's name and against the name of the module that provides it
  * (`kernel` for the commands that are always present), so `^mod_muc_admin$` documents one module.
  */
-import { badArgument } from '../commands/errors.js';
-import type { CommandDoc } from './command-doc.js';
+import { badArgument } from '@service/plugin-api';
+import type { CommandDoc } from '@service/plugin-api';
 
 export function filterCommands(docs: readonly CommandDoc[], regexp: string): CommandDoc[] {
   if (regexp === 'runtime') return docs.filter((doc) => doc.loaded);

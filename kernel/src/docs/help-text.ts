@@ -4,10 +4,10 @@
  * the commands of a tag, and did-you-mean suggestions for a word that is neither.
  */
 import { describeType } from '../commands/coerce.js';
-import type { CommandDecl } from '../commands/types.js';
+import type { CommandDecl } from '@service/plugin-api';
 import { closest } from '../config/option-spec.js';
 import { argumentForm, synopsis } from '../ctl/argv.js';
-import type { CommandDoc } from './command-doc.js';
+import type { CommandDoc } from '@service/plugin-api';
 import { allTopicTags, CLI_ONLY_TEXT, describeProvider, describeResultType, describeVersions, topicTags } from './command-facts.js';
 import { exampleTranscript } from './command-line.js';
 import { commandExamples } from './example-data.js';

@@ -3,9 +3,9 @@
  * markdown reference, every text escaped. Declarations' markdown is shown as text, with `code` spans kept.
  */
 import { describeType } from '../commands/coerce.js';
-import type { CommandDecl } from '../commands/types.js';
+import type { CommandDecl } from '@service/plugin-api';
 import { argumentForm, synopsis } from '../ctl/argv.js';
-import type { CommandDoc } from './command-doc.js';
+import type { CommandDoc } from '@service/plugin-api';
 import { CLI_ONLY_TEXT, describeProvider, describeResultType, describeVersions, sentence, topicTags } from './command-facts.js';
 import { exampleTranscript } from './command-line.js';
 import { commandExamples } from './example-data.js';

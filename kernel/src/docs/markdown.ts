@@ -3,9 +3,9 @@
  * tables and examples in the requested languages), and the commands by tag, linking to the former.
  */
 import { describeType } from '../commands/coerce.js';
-import type { CommandDecl } from '../commands/types.js';
+import type { CommandDecl } from '@service/plugin-api';
 import { argumentForm, synopsis } from '../ctl/argv.js';
-import type { CommandDoc } from './command-doc.js';
+import type { CommandDoc } from '@service/plugin-api';
 import { allTopicTags, CLI_ONLY_TEXT, describeProvider, describeResultType, describeVersions, sentence, topicTags } from './command-facts.js';
 import { exampleTranscript } from './command-line.js';
 import { commandExamples } from './example-data.js';

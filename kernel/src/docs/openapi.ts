@@ -4,9 +4,9 @@
  * schemas from the argument and result types, the declared examples, and the error envelope every failure
  * shares. Commands that are command-line only are left out: /api refuses them.
  */
-import { ERROR_KINDS } from '../commands/errors.js';
-import type { ArgDecl, CommandDecl, FieldDecl, ResultType, ValueType } from '../commands/types.js';
-import type { CommandDoc } from './command-doc.js';
+import { ERROR_KINDS } from '@service/plugin-api';
+import type { ArgDecl, CommandDecl, FieldDecl, ResultType, ValueType } from '@service/plugin-api';
+import type { CommandDoc } from '@service/plugin-api';
 import { describeResultType, describeVersions, topicTags } from './command-facts.js';
 import { commandExamples, wireResult } from './example-data.js';
 

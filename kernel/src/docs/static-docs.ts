@@ -4,11 +4,11 @@
  * when the configuration enables it. For `servicectl help` with the server stopped, and generated docs.
  */
 import { join } from 'node:path';
-import type { CommandDecl } from '../commands/types.js';
+import type { CommandDecl } from '@service/plugin-api';
 import { KERNEL_COMMANDS } from '../kernel-commands/index.js';
 import { ModuleCatalog } from '../modules/catalog.js';
 import { BUILTIN_MODULES_DIR } from '../server.js';
-import type { CommandDoc } from './command-doc.js';
+import type { CommandDoc } from '@service/plugin-api';
 
 export async function staticCommandDocs(options: { dataDir?: string; enabled?: readonly string[] } = {}): Promise<CommandDoc[]> {
   const docs = new Map<string, CommandDoc>();

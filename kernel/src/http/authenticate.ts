@@ -9,17 +9,17 @@
  * them either.
  */
 import type { AccountService } from '../accounts/accounts.js';
-import { nameprep, nodeprep } from '../accounts/jid.js';
-import type { LoginThrottle, LoginWay } from '../accounts/login-throttle.js';
-import { CommandError } from '../commands/errors.js';
-import type { Caller } from '../commands/types.js';
+import { nameprep, nodeprep } from '@service/plugin-api';
+import type { HttpAuthApi, HttpCredentials, LoginOrigin } from '@service/plugin-api';
+import type { LoginThrottle } from '../accounts/login-throttle.js';
+import { CommandError } from '@service/plugin-api';
+import type { Caller } from '@service/plugin-api';
 
 export interface BearerResolver {
   /** Resolves a token to its account and scopes, or throws an `unauthorized` CommandError. */
   (token: string): Promise<{ account: { user: string; host: string } | undefined; scopes: readonly string[]; tokenId: string }>;
 }
 
-export type HttpCredentials = Pick<Caller, 'account' | 'oauth'>;
 
 /** `Authorization: <scheme> <credentials>`: the scheme in lower case (schemes are case-insensitive), the credentials trimmed. */
 function parseAuthorization(header: string): { scheme: string; value: string } {
@@ -49,13 +49,7 @@ function sameAccount(account: { user: string; host: string }, user: string, host
 
 const invalidCredentials = () => new CommandError('unauthorized', 'invalid credentials: expected user@host and the right password');
 
-/** Where an HTTP login comes from: the peer address and the frontend, for the failed-login limit. */
-export interface LoginOrigin {
-  readonly ip: string;
-  readonly way: LoginWay;
-}
-
-export class HttpAuthenticator {
+export class HttpAuthenticator implements HttpAuthApi {
   #bearer?: BearerResolver;
 
   constructor(

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HttpListenerConfig } from '../config/listeners.js';
-import type { HttpRequestHandler } from './types.js';
+import type { HttpRequestHandler } from '@service/plugin-api';
 
 /** Takes over a connection that asks to upgrade (WebSocket) on a handler's path. */
 export type HttpUpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer, listener: HttpListenerConfig) => void;

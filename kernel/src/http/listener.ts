@@ -8,13 +8,13 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import Koa from 'koa';
-import { asCommandError } from '../commands/errors.js';
+import { asCommandError } from '@service/plugin-api';
 import type { HttpListenerConfig } from '../config/listeners.js';
 import { normalizeIp } from '../access/ip.js';
 import type { Logger } from '../log/logger.js';
 import type { HttpHandlerRegistry } from './handlers.js';
-import { sendCommandError, sendError } from './respond.js';
-import type { HttpContext, HttpState } from './types.js';
+import { sendCommandError, sendError } from '@service/plugin-api';
+import type { HttpContext, HttpState } from '@service/plugin-api';
 
 interface Mount {
   readonly prefix: string;

@@ -2,8 +2,8 @@
  * Account commands that are always present: register, unregister, registered_users, registered_vhosts,
  * convert_to_scram.
  */
-import { nameprep, nodeprep } from '../accounts/jid.js';
-import { defineCommand, type HandlersFor } from '../commands/types.js';
+import { nameprep, nodeprep } from '@service/plugin-api';
+import { defineCommand, type HandlersFor } from '@service/plugin-api';
 import type { KernelServices } from '../modules/services.js';
 
 const user = { name: 'user', type: 'string', desc: 'User name (the local part of the JID)', example: 'alice' } as const;

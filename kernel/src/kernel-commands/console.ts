@@ -7,12 +7,13 @@ import { join, resolve } from 'node:path';
 import type { Knex } from 'knex';
 import { ACCOUNT_MIGRATIONS } from '../accounts/migrations.js';
 import { renderOverview } from '../docs/help-text.js';
-import { badArgument, failed, notFound } from '../commands/errors.js';
-import { defineCommand, type HandlersFor } from '../commands/types.js';
+import { badArgument, failed, notFound } from '@service/plugin-api';
+import { defineCommand, type HandlersFor } from '@service/plugin-api';
 import type { KernelServices } from '../modules/services.js';
 import { NODE_MIGRATIONS } from '../node/identity.js';
 import { EMBEDDED_DB_FILE } from '../storage/database.js';
-import { renderSchema, type Migration, type SqlClient } from '../storage/migrations.js';
+import { renderSchema } from '../storage/migrations.js';
+import { type Migration, type SqlClient } from '@service/plugin-api';
 import { KERNEL_VERSION } from '../version.js';
 
 const DB_TYPES: Record<string, SqlClient> = { pgsql: 'pg', mysql: 'mysql2', sqlite: 'better-sqlite3' };

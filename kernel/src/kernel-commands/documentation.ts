@@ -3,9 +3,9 @@
  * gen_html_doc_for_commands): generated from the command declarations of the running server, including
  * those of modules that are available but not enabled.
  */
-import { badArgument, failed } from '../commands/errors.js';
-import { defineCommand, type HandlersFor } from '../commands/types.js';
-import type { CommandDoc } from '../docs/command-doc.js';
+import { badArgument, failed } from '@service/plugin-api';
+import { defineCommand, type HandlersFor } from '@service/plugin-api';
+import type { CommandDoc } from '@service/plugin-api';
 import { EXAMPLE_LANGUAGES, parseExampleLanguages } from '../docs/examples.js';
 import { filterCommands } from '../docs/filter.js';
 import { renderManual } from '../docs/help-text.js';

@@ -2,7 +2,7 @@
  * The kernel's own commands, in one list: the server registers them with their handlers, and servicectl
  * reads the declarations statically (which commands can run with the server stopped) without booting.
  */
-import type { CommandDecl, CommandHandler } from '../commands/types.js';
+import type { CommandDecl, CommandHandler } from '@service/plugin-api';
 import type { LogService } from '../log/log-service.js';
 import type { KernelServices } from '../modules/services.js';
 import { accountCommands, accountHandlers } from './accounts.js';

@@ -1,8 +1,8 @@
 /**
  * Log commands that are always present: get_loglevel, set_loglevel, rotate_log, reopen_log.
  */
-import { badArgument, failed } from '../commands/errors.js';
-import { defineCommand, type HandlersFor } from '../commands/types.js';
+import { badArgument, failed } from '@service/plugin-api';
+import { defineCommand, type HandlersFor } from '@service/plugin-api';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.js';
 import type { LogService } from '../log/log-service.js';
 

@@ -2,9 +2,9 @@
  * OAuth commands that are always present: oauth_issue_token (v0 and v1), oauth_list_tokens,
  * oauth_revoke_token, oauth_add_client_implicit, oauth_add_client_password, oauth_remove_client.
  */
-import { InvalidJid, parseJid } from '../accounts/jid.js';
-import { badArgument, failed, notFound } from '../commands/errors.js';
-import { defineCommand, type HandlersFor } from '../commands/types.js';
+import { InvalidJid, parseJid } from '@service/plugin-api';
+import { badArgument, failed, notFound } from '@service/plugin-api';
+import { defineCommand, type HandlersFor } from '@service/plugin-api';
 import type { KernelServices } from '../modules/services.js';
 import { tokenRefusal } from '../oauth/eligibility.js';
 import { InvalidScope, splitScopes } from '../oauth/scopes.js';

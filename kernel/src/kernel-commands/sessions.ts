@@ -2,9 +2,9 @@
  * Session commands that are always present: connected_users, connected_users_number, kick_user,
  * kick_users, user_resources.
  */
-import { defineCommand, type HandlersFor } from '../commands/types.js';
+import { defineCommand, type HandlersFor } from '@service/plugin-api';
 import type { KernelServices } from '../modules/services.js';
-import { StreamError } from '../xmpp/errors.js';
+import { StreamError } from '@service/plugin-api';
 
 const user = { name: 'user', type: 'string', desc: 'User name', example: 'peter' } as const;
 const host = { name: 'host', type: 'string', desc: 'Server name', example: 'myserver.com' } as const;

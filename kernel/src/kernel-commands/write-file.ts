@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { badArgument, failed } from '../commands/errors.js';
+import { badArgument, failed } from '@service/plugin-api';
 
 const WRITE_ERRORS: Readonly<Record<string, string>> = {
   ENOENT: 'the directory does not exist',

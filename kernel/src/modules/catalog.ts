@@ -8,8 +8,8 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
-import { KERNEL_VERSION } from '../version.js';
-import type { ModuleDefinition } from './definition.js';
+import { PLUGIN_API_VERSION } from '@service/plugin-api';
+import type { ModuleDefinition } from '@service/plugin-api';
 import { ModuleError } from './errors.js';
 
 export const MODULE_NAME = /^[a-z][a-z0-9_]*$/;
@@ -129,14 +129,14 @@ function checkDefinition(name: string, value: unknown): ModuleDefinition {
     throw new ModuleError('MODULE_INVALID', name, 'the default export is not a module definition (an object with name, version, kernel, summary and start)');
   }
   const def = value as Partial<ModuleDefinition>;
-  const missing = (['name', 'version', 'kernel', 'summary'] as const).filter((k) => typeof def[k] !== 'string');
+  const missing = (['name', 'version', 'pluginApi', 'summary'] as const).filter((k) => typeof def[k] !== 'string');
   if (typeof def.start !== 'function') missing.push('start' as never);
   if (missing.length) throw new ModuleError('MODULE_INVALID', name, `the definition lacks ${missing.join(', ')}`);
   if (def.name !== name) throw new ModuleError('MODULE_NAME_MISMATCH', name, `its definition is named '${def.name}'; the directory and the name must agree`);
   if (!semver.valid(def.version)) throw new ModuleError('MODULE_INVALID', name, `version '${def.version}' is not a semver version`);
-  if (!semver.validRange(def.kernel)) throw new ModuleError('MODULE_INVALID', name, `kernel range '${def.kernel}' is not a semver range`);
-  if (!semver.satisfies(KERNEL_VERSION, def.kernel!, { includePrerelease: true })) {
-    throw new ModuleError('MODULE_KERNEL_MISMATCH', name, `version ${def.version} supports kernel ${def.kernel}, but this kernel is ${KERNEL_VERSION}`);
+  if (!semver.validRange(def.pluginApi)) throw new ModuleError('MODULE_INVALID', name, `pluginApi range '${def.pluginApi}' is not a semver range`);
+  if (!semver.satisfies(PLUGIN_API_VERSION, def.pluginApi!, { includePrerelease: true })) {
+    throw new ModuleError('MODULE_API_MISMATCH', name, `version ${def.version} was built for plugin API ${def.pluginApi}, but this server's plugin API is ${PLUGIN_API_VERSION}`);
   }
   return def as ModuleDefinition;
 }

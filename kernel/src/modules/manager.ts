@@ -1,41 +1,60 @@
 /**
- * Starts, stops and reloads modules so that the running set matches the configuration. Dependencies start
- * first and stop last; each module runs in its own DI scope; everything a module registered (commands,
- * hooks, request handlers, scopes) is removed when it stops, so stopping and starting it again is clean.
+ * Starts, stops and reloads modules so that the running set matches the configuration. Dependencies (the
+ * modules a module depends on, and the providers of the services it consumes) start first and stop last,
+ * checked before anything starts: missing, of a version outside the range asked, or in a cycle. Everything a
+ * module registered (commands, hooks, request handlers, scopes, services) is removed when it stops, so
+ * stopping and starting it again is clean.
  */
-import { asValue, type AwilixContainer } from 'awilix';
+import type { AwilixContainer } from 'awilix';
+import semver from 'semver';
+import type { ServiceDependency, ServiceRef } from '@service/plugin-api';
 import { isDeepStrictEqual } from 'node:util';
-import type { CommandDecl, CommandHandler } from '../commands/types.js';
+import type { CommandDecl, CommandHandler } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 import type { ModuleCatalog } from './catalog.js';
-import type { ModuleContext, ModuleDefinition, ModuleDependency, ModuleInstance, XmppRegistrations } from './definition.js';
+import type { ModuleContext, ModuleDefinition, ModuleDependency, ModuleInstance, XmppRegistrations } from '@service/plugin-api';
 import { ModuleError } from './errors.js';
+import { ModuleServiceRegistry } from './service-registry.js';
 import type { KernelServices } from './services.js';
 
 interface Running {
   readonly definition: ModuleDefinition;
   options: Readonly<Record<string, unknown>>;
   readonly instance: ModuleInstance;
-  readonly scope: AwilixContainer;
 }
 
 export type DesiredModules = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
 
-function dependenciesOf(def: ModuleDefinition): ModuleDependency[] {
-  return (def.depends ?? []).map((d) => (typeof d === 'string' ? { module: d } : d));
+function serviceDependenciesOf(def: ModuleDefinition): ServiceDependency[] {
+  return (def.consumes ?? []).map((c) => ('ref' in c ? c : { ref: c as ServiceRef<unknown> }));
+}
+
+/**
+ * What a module needs started before it: the modules it depends on, and the providers of the services it
+ * consumes (as optional or hard as the consumption).
+ */
+function dependenciesOf(def: ModuleDefinition): Array<ModuleDependency & { service?: string }> {
+  const declared = (def.depends ?? []).map((d) => (typeof d === 'string' ? { module: d } : d));
+  const providers = serviceDependenciesOf(def)
+    .filter((s) => !declared.some((d) => d.module === s.ref.provider))
+    .map((s) => ({ module: s.ref.provider, optional: s.optional, service: s.ref.id }));
+  return [...declared, ...providers];
 }
 
 export class ModuleManager {
   readonly #running = new Map<string, Running>();
   /** Start order of the running modules; stopping walks it backwards. */
   #order: string[] = [];
+  readonly #provided: ModuleServiceRegistry;
 
   constructor(
     private readonly catalog: ModuleCatalog,
     private readonly services: KernelServices,
-    private readonly container: AwilixContainer,
+    container: AwilixContainer,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.#provided = new ModuleServiceRegistry(container);
+  }
 
   running(): string[] {
     return [...this.#order];
@@ -108,10 +127,13 @@ export class ModuleManager {
     } catch (err) {
       throw new ModuleError('MODULE_START_FAILED', name, `its tables could not be created: ${(err as Error).message}`, { cause: err });
     }
-    const scope = this.container.createScope();
-    scope.register({ moduleName: asValue(name), moduleOptions: asValue(options), moduleLogger: asValue(logger) });
     const deps = new Map(dependenciesOf(definition).map((d) => [d.module, d]));
+    const consumed = new Map(serviceDependenciesOf(definition).map((d) => [d.ref.id, d]));
     const services = this.services;
+    const provided = this.#provided;
+    const consumption = (ref: ServiceRef<unknown>) => {
+      if (!consumed.has(ref.id)) throw new Error(`module ${name} asked for the service ${ref.id}, which it does not list in consumes`);
+    };
     const context: ModuleContext = {
       name,
       options,
@@ -121,18 +143,27 @@ export class ModuleManager {
       logger,
       db: storage.db(dbKind),
       dbKind,
-      scope,
       services,
       depends: <T>(module: string): T => {
         if (!deps.has(module)) throw new Error(`module ${name} asked for ${module}, which it does not list in depends`);
         return this.#running.get(module)?.instance.api as T;
+      },
+      use: <T>(ref: ServiceRef<T>): T => {
+        consumption(ref);
+        const implementation = provided.resolve(ref);
+        if (implementation === undefined) throw new ModuleError('MODULE_SERVICE_MISSING', name, `it uses the service ${ref.id}, which no running module provides (enable ${ref.provider})`);
+        return implementation;
+      },
+      find: <T>(ref: ServiceRef<T>): T | undefined => {
+        consumption(ref);
+        return provided.resolve(ref);
       },
     };
     let instance: ModuleInstance;
     try {
       instance = ((await definition.start(context)) ?? {}) as ModuleInstance;
     } catch (err) {
-      await scope.dispose().catch(() => {});
+      if (err instanceof ModuleError) throw err;
       throw new ModuleError('MODULE_START_FAILED', name, `start failed: ${(err as Error).message}`, { cause: err });
     }
     try {
@@ -156,14 +187,14 @@ export class ModuleManager {
       for (const [handlerName, handler] of Object.entries(instance.httpHandlers ?? {})) http.register(handlerName, handler, name);
       for (const scopeDecl of instance.scopes ?? []) scopes.register(scopeDecl, name);
       if (instance.xmpp) registerXmpp(this.services, instance.xmpp, name);
+      this.#provide(name, definition, instance);
     } catch (err) {
       this.#unregister(name);
       await Promise.resolve(instance.stop?.()).catch(() => {});
-      await scope.dispose().catch(() => {});
       if (err instanceof ModuleError) throw err;
       throw new ModuleError('MODULE_REGISTRATION_FAILED', name, (err as Error).message, { cause: err });
     }
-    this.#running.set(name, { definition, options, instance, scope });
+    this.#running.set(name, { definition, options, instance });
     this.#order.push(name);
     logger.info({ version: definition.version, commands: definition.commands?.length ?? 0 }, 'module %s %s started', name, definition.version);
   }
@@ -178,13 +209,30 @@ export class ModuleManager {
       await running.instance.stop?.();
     } catch (err) {
       this.logger.error({ err, module: name }, 'module %s failed to stop cleanly', name);
-    } finally {
-      await running.scope.dispose().catch((err: unknown) => this.logger.error({ err, module: name }, 'disposing the scope of %s failed', name));
     }
     this.logger.info({ module: name }, 'module %s stopped', name);
   }
 
+  /** The services the definition lists in `provides`, one implementation each from the instance. */
+  #provide(name: string, definition: ModuleDefinition, instance: ModuleInstance): void {
+    const declared = definition.provides ?? [];
+    const given = instance.services ?? [];
+    const undeclared = given.filter((s) => !declared.some((ref) => ref.id === s.ref.id)).map((s) => s.ref.id);
+    const missing = declared.filter((ref) => !given.some((s) => s.ref.id === ref.id)).map((ref) => ref.id);
+    if (undeclared.length || missing.length) {
+      throw new ModuleError(
+        'MODULE_HANDLERS_MISMATCH',
+        name,
+        [missing.length ? `no implementation for provided service(s) ${missing.join(', ')}` : '', undeclared.length ? `implementation(s) of service(s) it does not list in provides: ${undeclared.join(', ')}` : '']
+          .filter(Boolean)
+          .join('; '),
+      );
+    }
+    for (const { ref, implementation } of given) this.#provided.provide(ref, implementation, name);
+  }
+
   #unregister(name: string): void {
+    this.#provided.removeOwner(name);
     const { commands, hooks, http, scopes, xmpp } = this.services;
     commands.registry.unregisterModule(name);
     hooks.removeOwner(name);
@@ -220,9 +268,14 @@ export function startOrder(definitions: ReadonlyMap<string, ModuleDefinition>): 
     }
     state.set(name, 'visiting');
     for (const dep of dependenciesOf(definitions.get(name)!)) {
-      if (!definitions.has(dep.module)) {
+      const found = definitions.get(dep.module);
+      if (!found) {
         if (dep.optional) continue;
-        throw new ModuleError('MODULE_DEPENDENCY_MISSING', name, `it depends on ${dep.module}, which is not enabled: add ${dep.module} to modules`);
+        const what = dep.service ? `it uses the service ${dep.service} of ${dep.module}` : `it depends on ${dep.module}`;
+        throw new ModuleError('MODULE_DEPENDENCY_MISSING', name, `${what}, which is not enabled: add ${dep.module} to modules`);
+      }
+      if (dep.version && !semver.satisfies(found.version, dep.version, { includePrerelease: true })) {
+        throw new ModuleError('MODULE_DEPENDENCY_VERSION', name, `it needs ${dep.module} ${dep.version}, but ${dep.module} is ${found.version}`);
       }
       visit(dep.module, [...path, name]);
     }

@@ -2,7 +2,7 @@
  * OAuth scopes beyond the one-per-command scopes: sasl_auth, service:admin, service:user, and whatever
  * modules add. A scope disappears with the module that declared it.
  */
-import type { ScopeDecl } from './definition.js';
+import type { ScopeDecl } from '@service/plugin-api';
 
 export const KERNEL_SCOPES: readonly ScopeDecl[] = [
   { name: 'sasl_auth', desc: 'Log in to XMPP with the token in place of the password (SASL X-OAUTH2).' },

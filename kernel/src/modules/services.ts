@@ -1,13 +1,13 @@
 /**
- * The kernel services a module may use (Backstage-style typed services). They are also registered in the
- * root DI container under the same names, so a module's scope can resolve them.
+ * The kernel's services: what a module gets (the plugin API's ServerServices, here with the kernel's own
+ * classes behind each view) plus what only the kernel's parts use (storage, OAuth, HTTP registries…).
  */
 import type { AccessControl } from '../access/access-control.js';
 import type { AccountService } from '../accounts/accounts.js';
 import type { LoginThrottle } from '../accounts/login-throttle.js';
 import type { CommandBus } from '../commands/bus.js';
 import type { Config } from '../config/load.js';
-import type { CommandDoc } from '../docs/command-doc.js';
+import type { CommandDoc } from '@service/plugin-api';
 import type { HookBus } from '../hooks/hooks.js';
 import type { HttpAuthenticator } from '../http/authenticate.js';
 import type { HttpHandlerRegistry } from '../http/handlers.js';
@@ -18,26 +18,11 @@ import type { ModuleCatalog } from './catalog.js';
 import type { ScopeRegistry } from './scopes.js';
 import type { XmppService } from '../xmpp/service.js';
 import type { OAuthService } from '../oauth/service.js';
+import type { ServerControl, ServerServices } from '@service/plugin-api';
 
-/** Stop, restart and reload the server from a command. */
-export interface ServerControl {
-  /** Graceful stop; the process exits 0 when run from servicectl. */
-  stop(): void;
-  /** Graceful restart: listeners, modules and storage are stopped and started again on a fresh config. */
-  restart(): void;
-  /** Validates the configuration file as a restart would read it; throws its ConfigError. */
-  checkConfigFile(): Promise<void>;
-  /** Immediate stop with exit status 1. */
-  halt(): void;
-  /** Re-reads the configuration file; throws a ConfigError (and changes nothing) when it is invalid. */
-  reloadConfig(): Promise<void>;
-  readonly status: 'starting' | 'started' | 'stopping' | 'stopped';
-  /** `maintenance`: started by servicectl to run an offline command (no modules, listeners or control socket). */
-  readonly mode: 'normal' | 'maintenance';
-  readonly startedAt: number;
-}
+export type { ServerControl } from '@service/plugin-api';
 
-export interface KernelServices {
+export interface KernelServices extends ServerServices {
   /** The running configuration; it changes on reload_config, so read it when needed. */
   config(): Config;
   /** Compiled acl, access_rules and api_permissions of the running configuration. */

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { HookBus } from '../hooks/hooks.js';
-import type { Migration } from '../storage/migrations.js';
+import type { Migration } from '@service/plugin-api';
 
 export const NODES_TABLE = 'nodes';
 

@@ -3,9 +3,9 @@
  * (stored as a scrypt hash), and how oauth_client_id_check applies to them.
  */
 import type { Knex } from 'knex';
-import { conflict, notFound } from '../commands/errors.js';
-import { badArgument } from '../commands/errors.js';
-import { isUniqueViolation } from '../storage/database.js';
+import { conflict, notFound } from '@service/plugin-api';
+import { badArgument } from '@service/plugin-api';
+import { isUniqueViolation } from '@service/plugin-api';
 import { CLIENTS_TABLE } from './migrations.js';
 import { hashSecret, verifySecret } from './secrets.js';
 

@@ -5,7 +5,7 @@
  * refresh token that was issued before.
  */
 import type { AccountService } from '../accounts/accounts.js';
-import { CommandError } from '../commands/errors.js';
+import { CommandError } from '@service/plugin-api';
 import type { OAuthService } from './service.js';
 
 export type Account = { readonly user: string; readonly host: string };

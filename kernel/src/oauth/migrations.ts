@@ -2,7 +2,7 @@
  * OAuth storage: tokens (only a SHA-256 of each token is stored, with a public id for listing and
  * revoking) and registered clients (a password client's secret is stored as a scrypt hash).
  */
-import { sqlClientOf, type Migration } from '../storage/migrations.js';
+import { sqlClientOf, type Migration } from '@service/plugin-api';
 
 export const TOKENS_TABLE = 'oauth_tokens';
 export const CLIENTS_TABLE = 'oauth_clients';

@@ -9,8 +9,8 @@
  * mechanisms one failure condition. In OAUTHBEARER, a message that can be read but does not log in gets
  * RFC 7628's JSON error challenge first (§3.2.2), and fails once the client has answered it (§3.2.3).
  */
-import { nameprep, nodeprep } from '../accounts/jid.js';
-import { SaslFailure, type SaslMechanism } from '../xmpp/sasl/mechanism.js';
+import { nameprep, nodeprep } from '@service/plugin-api';
+import { SaslFailure, type SaslMechanism } from '@service/plugin-api';
 import { parseOAuthBearerMessage } from './oauthbearer-message.js';
 import type { OAuthService } from './service.js';
 

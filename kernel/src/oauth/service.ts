@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { AccessControl } from '../access/access-control.js';
 import type { CommandRegistry } from '../commands/registry.js';
-import { CommandError } from '../commands/errors.js';
+import { CommandError } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 import type { ScopeRegistry } from '../modules/scopes.js';
 import { ClientRegistry } from './clients.js';

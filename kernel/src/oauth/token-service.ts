@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { AccessControl } from '../access/access-control.js';
-import { CommandError } from '../commands/errors.js';
+import { CommandError } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 import { TOKENS_TABLE } from './migrations.js';
 import { newToken, newTokenId, tokenHash } from './secrets.js';

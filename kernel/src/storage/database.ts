@@ -9,11 +9,10 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../log/logger.js';
-import { runMigrations, type Migration, type SqlClient } from './migrations.js';
+import type { DbKind, Migration, SqlClient, SqlType } from '@service/plugin-api';
+import { runMigrations } from './migrations.js';
 
-export type SqlType = 'sqlite' | 'mysql' | 'pgsql';
-/** 'mnesia' = the embedded store (ejabberd's name kept for config compatibility). */
-export type DbKind = 'sql' | 'mnesia';
+export type { DbKind, SqlType } from '@service/plugin-api';
 
 export interface SqlSettings {
   type: SqlType;
@@ -114,22 +113,6 @@ export class Storage {
     const instances = new Set([this.#sql, this.#embedded].filter((k): k is Knex => k !== undefined));
     await Promise.all([...instances].map((k) => k.destroy()));
   }
-}
-
-/**
- * True when a database error is a unique or primary key violation, whatever the dialect: callers map it
- * to a conflict instead of trusting a prior SELECT, which races.
- */
-export function isUniqueViolation(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const { code, errno } = err as { code?: unknown; errno?: unknown };
-  return (
-    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
-    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    code === 'ER_DUP_ENTRY' ||
-    errno === 1062 ||
-    code === '23505'
-  );
 }
 
 function knexConfig(settings: StorageSettings, logger: Logger): Knex.Config {

@@ -6,19 +6,7 @@
  * arrays (one per feature) as long as ids stay unique within the owner.
  */
 import knexFactory, { type Knex } from 'knex';
-
-export interface Migration {
-  /** Unique within its owner, applied in array order, e.g. '001_users'. */
-  readonly id: string;
-  /**
-   * Returns the schema builder WITHOUT awaiting it, e.g. `k => k.schema.createTable(...)`; the runner
-   * awaits it (or, for `print_sql_schema`, renders it to SQL with `.toString()` without a connection).
-   */
-  up(knex: Knex): Knex.SchemaBuilder;
-}
-
-/** The knex client names this server drives. */
-export type SqlClient = 'better-sqlite3' | 'mysql2' | 'pg';
+import { sqlClientOf, type Migration, type SqlClient } from '@service/plugin-api';
 
 export const MIGRATIONS_TABLE = 'schema_migrations';
 
@@ -30,30 +18,6 @@ const MYSQL_LOCK_WAIT_SECONDS = 120;
 const MYSQL_LOCK_NAME = 'service_schema_migrations';
 /** An arbitrary constant shared by every process of this server: the advisory lock guarding migrations. */
 const PG_ADVISORY_LOCK_KEY = 0x5e7c_0de;
-
-/**
- * The dialect family of a knex instance (or transaction). Migrations that need dialect-specific DDL
- * (collations, charsets) call this on the knex they are given.
- */
-export function sqlClientOf(knex: Knex): SqlClient {
-  const config = knex.client.config as Knex.Config;
-  const client = typeof config.client === 'string' ? config.client : '';
-  if (client.includes('sqlite')) return 'better-sqlite3';
-  if (client.startsWith('mysql')) return 'mysql2';
-  if (client === 'pg' || client.startsWith('postgres')) return 'pg';
-  throw new Error(`unsupported knex client '${client || 'custom'}': expected better-sqlite3, mysql2 or pg`);
-}
-
-/**
- * Text keys compared byte for byte on MySQL/MariaDB too, as SQLite and PostgreSQL compare them: their
- * default collations would make 'Work' and 'work', or 'rené' and 'rene', one key. Call it first thing in
- * a createTable callback; it does nothing on the other databases.
- */
-export function binaryCollation(knex: Knex, table: Knex.CreateTableBuilder): void {
-  if (sqlClientOf(knex) !== 'mysql2') return;
-  table.charset('utf8mb4');
-  table.collate('utf8mb4_bin');
-}
 
 /** Applies the migrations of `owner` not applied yet, in array order; returns the ids applied now. */
 export async function runMigrations(knex: Knex, owner: string, migrations: readonly Migration[]): Promise<string[]> {

@@ -3,8 +3,8 @@
  * about structure, with errors that name what is wrong; the values map to JSON-like values so that the
  * command bus validates them as for every frontend.
  */
-import { XmlElement, x } from '../xmpp/xml/element.js';
-import { ParseError, parseElement, type StreamParserLimits } from '../xmpp/xml/stream-parser.js';
+import { XmlElement, x } from '@service/plugin-api';
+import { ParseError, parseElement, type StreamParserLimits } from '@service/plugin-api';
 
 export type XmlRpcValue = string | number | boolean | null | XmlRpcValue[] | { [name: string]: XmlRpcValue } | Buffer | Date;
 

@@ -8,12 +8,12 @@
  * back as a struct with one member named after the declared result; every failure is a fault whose code is
  * the error kind's stable code (docs/errors.md), never a dropped connection.
  */
-import { CommandError, ERROR_KINDS, asCommandError } from '../commands/errors.js';
-import type { CommandDecl, ResultDecl, ValueType } from '../commands/types.js';
-import { readBodyText } from '../http/body.js';
-import type { HttpContext, HttpRequestHandler } from '../http/types.js';
+import { CommandError, ERROR_KINDS, asCommandError } from '@service/plugin-api';
+import type { CommandDecl, ResultDecl, ValueType } from '@service/plugin-api';
+import { readBodyText } from '@service/plugin-api';
+import type { HttpContext, HttpRequestHandler } from '@service/plugin-api';
 import type { KernelServices } from '../modules/services.js';
-import { DEFAULT_LIMITS } from '../xmpp/xml/stream-parser.js';
+import { DEFAULT_LIMITS } from '@service/plugin-api';
 import { XmlRpcDecodeError, decodeMethodCall, encodeFault, encodeResponse, type XmlRpcValue } from './codec.js';
 
 export const XMLRPC_HANDLER = 'service_xmlrpc';

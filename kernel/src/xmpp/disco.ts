@@ -1,20 +1,8 @@
 /**
- * What service discovery (XEP-0030) announces: features and identities of the server and of accounts.
- * Modules add theirs when they start, whether or not mod_disco (which answers the queries) runs.
+ * What service discovery (XEP-0030) announces, as modules registered it (the registration shape is the plugin
+ * API's): features and identities of the server and of accounts.
  */
-export type DiscoScope = 'server' | 'account';
-
-export interface DiscoIdentity {
-  readonly category: string;
-  readonly type: string;
-  readonly name?: string;
-}
-
-export interface DiscoRegistration {
-  readonly scope: DiscoScope;
-  readonly features?: readonly string[];
-  readonly identities?: readonly DiscoIdentity[];
-}
+import type { DiscoIdentity, DiscoRegistration, DiscoScope } from '@service/plugin-api';
 
 export class DiscoRegistry {
   #entries: Array<DiscoRegistration & { owner: string }> = [];

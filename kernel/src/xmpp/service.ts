@@ -2,11 +2,12 @@
  * The XMPP side of the kernel, as modules see it (`services.xmpp`): the session manager, the router and
  * its chains, IQ handlers, service discovery, SASL mechanisms, stream features, and the ends of sessions.
  */
+import type { SessionKeeper } from '@service/plugin-api';
 import type { AccountService } from '../accounts/accounts.js';
 import type { HookBus } from '../hooks/hooks.js';
 import type { Logger } from '../log/logger.js';
 import { DiscoRegistry } from './disco.js';
-import { StreamError } from './errors.js';
+import { StreamError } from '@service/plugin-api';
 import { StreamFeatures } from './c2s/features.js';
 import { IqHandlers } from './routing/iq-handlers.js';
 import { Router } from './routing/router.js';
@@ -16,8 +17,6 @@ import { scramMechanism } from './sasl/scram.js';
 import { SessionManager } from './sm/session-manager.js';
 import type { C2SSession } from './sm/session.js';
 
-/** Decides, when a connection is lost without a proper close, whether the session lives on (detached). */
-export type SessionKeeper = (session: C2SSession) => boolean;
 
 export class XmppService {
   readonly sessions = new SessionManager();

@@ -4,7 +4,7 @@
  * a command whose module is not enabled fails with a message that names it, rather than not existing —
  * as in ejabberd, where mod_admin_extra's commands exist whatever else runs.
  */
-import { CommandError, type ModuleContext } from '@service/kernel';
+import { CommandError, type ModuleContext } from '@service/plugin-api';
 
 export interface AdminContext extends ModuleContext<Record<string, unknown>> {
   /** Work to undo when mod_admin_extra stops (hooks go by themselves; claims on other modules do not). */

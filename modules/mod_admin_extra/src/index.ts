@@ -3,7 +3,7 @@
  * vCards, sessions and presence, stanzas, private storage, last activity, offline messages, statistics and
  * shared roster groups. Each area lives in its own folder; this file only puts them together.
  */
-import { defineModule, type HandlersFor } from '@service/kernel';
+import { defineModule, type HandlersFor } from '@service/plugin-api';
 import { accountCommands, accountHandlers } from './accounts/index.js';
 import { ADMIN_EXTRA_USES, type AdminContext } from './context.js';
 import { rosterCommands, rosterHandlers } from './roster/index.js';
@@ -16,7 +16,7 @@ const commands = [...accountCommands, ...rosterCommands, ...sessionCommands, ...
 export default defineModule({
   name: 'mod_admin_extra',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Administration commands: accounts, rosters, vCards, sessions, stanzas, statistics, shared roster groups',
   depends: ADMIN_EXTRA_USES.map((module) => ({ module, optional: true })),
   commands,

@@ -4,7 +4,7 @@
  * account that is not registered is a 404 naming it. (mod_vcard, mod_private, mod_roster… store data under
  * any name they are given: without this, a typo would write data nobody can read.)
  */
-import { InvalidJid, badArgument, nameprep, nodeprep, notFound, type AccountKey } from '@service/kernel';
+import { InvalidJid, badArgument, nameprep, nodeprep, notFound, type AccountKey } from '@service/plugin-api';
 import type { AdminContext } from './context.js';
 
 /** The argument names a command uses for an account: `user`/`host`, or add_rosteritem's `localuser`/`localhost`. */

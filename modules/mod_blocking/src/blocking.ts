@@ -2,7 +2,7 @@
  * The blocklist operations, shared by the IQ handlers and the api: store the change, push it to the
  * account's interested resources, and tell the contacts concerned by presence.
  */
-import { Jid } from '@service/kernel';
+import { Jid } from '@service/plugin-api';
 import { isCovered } from './jid-match.js';
 import type { PresenceOnChange } from './presence-on-change.js';
 import type { BlocklistPushes } from './pushes.js';

@@ -11,18 +11,18 @@
  * Never between an account's own resources, nor with its own server's domain (server pings, errors),
  * whatever the list says: a user blocking their domain means its users, not the service itself.
  */
-import { x, type DeliverContext, type Jid, type Router, type SendContext, type XmlElement } from '@service/kernel';
+import { x, type DeliverContext, type Jid, type RouterApi, type SendContext, type XmlElement } from '@service/plugin-api';
 import { isCovered } from './jid-match.js';
 import { NS_BLOCKING_ERRORS } from './ns.js';
 import type { PresenceOnChange } from './presence-on-change.js';
-import { StanzaError } from '@service/kernel';
+import { StanzaError } from '@service/plugin-api';
 import type { BlocklistStore } from './store.js';
 
 export class BlockingEnforcement {
   constructor(
     private readonly store: BlocklistStore,
     private readonly presence: PresenceOnChange,
-    private readonly router: Router,
+    private readonly router: RouterApi,
   ) {}
 
   async onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {

@@ -3,7 +3,7 @@
  * `api`), stored per account and enforced on delivery; pushes to the resources that asked for the list.
  * mod_roster, when enabled, tells which contacts get presence when the list changes.
  */
-import { Jid, badArgument, defineModule } from '@service/kernel';
+import { Jid, badArgument, defineModule } from '@service/plugin-api';
 import { Blocking, normalize } from './blocking.js';
 import { BlockingEnforcement } from './enforcement.js';
 import { blockingHandlers } from './iq.js';
@@ -31,7 +31,7 @@ export interface BlockingApi {
 export default defineModule({
   name: 'mod_blocking',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Blocking command (XEP-0191), enforced on delivery',
   depends: [{ module: 'mod_roster', optional: true }],
   migrations: BLOCKING_MIGRATIONS,

@@ -1,9 +1,9 @@
 /** The blocking command's IQs (XEP-0191 §3): blocklist get, block and unblock sets, by the account's clients. */
-import { x, type IqContext, type IqHandlerRegistration, type XmlElement } from '@service/kernel';
+import { x, type IqContext, type IqHandlerRegistration, type XmlElement } from '@service/plugin-api';
 import { normalize, type Blocking } from './blocking.js';
 import { NS_BLOCKING } from './ns.js';
 import { markListRequested } from './pushes.js';
-import { StanzaError } from '@service/kernel';
+import { StanzaError } from '@service/plugin-api';
 
 export function blockingHandlers(blocking: Blocking): IqHandlerRegistration[] {
   const blocklist = async (ctx: IqContext) => {

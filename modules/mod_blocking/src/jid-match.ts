@@ -3,7 +3,7 @@
  * user@domain/resource matches only itself; user@domain any of its resources; domain/resource only
  * itself; domain the domain, anything at it, and its subdomains.
  */
-import type { Jid } from '@service/kernel';
+import type { Jid } from '@service/plugin-api';
 
 export function isCovered(blocked: ReadonlySet<string>, candidate: Jid): boolean {
   if (blocked.size === 0) return false;

@@ -3,7 +3,7 @@
  * A JID may be up to 3071 bytes, too long for an index on MariaDB: the key is the account, and a JID is
  * unique per account by the module's own checks (writes of one account are serialized).
  */
-import { binaryCollation, type Migration } from '@service/kernel';
+import { binaryCollation, type Migration } from '@service/plugin-api';
 
 export const BLOCKLIST_TABLE = 'blocklist';
 

@@ -6,7 +6,7 @@
  * consult, and the blocked user JIDs themselves are told (a contact who got directed presence would
  * otherwise keep seeing the account online).
  */
-import { Jid, x, type C2SSession, type Router, type SessionManager, type XmlElement } from '@service/kernel';
+import { Jid, x, type C2SSession, type RouterApi, type SessionDirectory, type XmlElement } from '@service/plugin-api';
 import { isCovered } from './jid-match.js';
 import type { PresenceSubscribers } from './roster-view.js';
 
@@ -15,8 +15,8 @@ export class PresenceOnChange {
   readonly #exempt = new WeakSet<XmlElement>();
 
   constructor(
-    private readonly sessions: SessionManager,
-    private readonly router: Router,
+    private readonly sessions: SessionDirectory,
+    private readonly router: RouterApi,
     private readonly roster: () => PresenceSubscribers | undefined,
   ) {}
 

@@ -3,7 +3,7 @@
  * the blocklist in this session — the others do not keep one and would not know what to do with it.
  */
 import { randomBytes } from 'node:crypto';
-import { x, type C2SSession, type Jid, type Router, type SessionManager } from '@service/kernel';
+import { x, type C2SSession, type Jid, type RouterApi, type SessionDirectory } from '@service/plugin-api';
 import { NS_BLOCKING } from './ns.js';
 
 const STATE_KEY = 'mod_blocking';
@@ -22,8 +22,8 @@ function requestedList(session: C2SSession): boolean {
 
 export class BlocklistPushes {
   constructor(
-    private readonly sessions: SessionManager,
-    private readonly router: Router,
+    private readonly sessions: SessionDirectory,
+    private readonly router: RouterApi,
   ) {}
 
   /** `jids` empty with 'unblock': everything was unblocked. */

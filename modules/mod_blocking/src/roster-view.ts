@@ -2,7 +2,7 @@
  * The part of mod_roster's api used here (an optional dependency): who receives the account's presence.
  * Checked at runtime, since mod_roster may be absent or of another shape.
  */
-import type { Jid } from '@service/kernel';
+import type { Jid } from '@service/plugin-api';
 
 export interface PresenceSubscribers {
   /** Contacts with subscription 'from' or 'both' in the owner's roster (bare JIDs). */

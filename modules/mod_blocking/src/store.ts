@@ -3,8 +3,8 @@
  * is read once and kept (per process) until changed here or `clear_cache`. Writes of one account run one
  * at a time, which keeps its JIDs unique without a unique index (see migrations.ts).
  */
-import { KeyedLock, insertRows, type Knex } from '@service/kernel';
-import type { Jid } from '@service/kernel';
+import { KeyedLock, insertRows, type Knex } from '@service/plugin-api';
+import type { Jid } from '@service/plugin-api';
 import { BLOCKLIST_TABLE } from './migrations.js';
 
 /** Accounts kept in the cache; past it the cache starts over (cheap, and bounded). */

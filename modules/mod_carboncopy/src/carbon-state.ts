@@ -1,5 +1,5 @@
 /** Whether a session enabled carbons: per session, so it ends with the session (XEP-0280 §3). */
-import type { C2SSession } from '@service/kernel';
+import type { C2SSession } from '@service/plugin-api';
 
 const STATE_KEY = 'mod_carboncopy';
 

@@ -3,7 +3,7 @@
  * not get the original), `sent` when one of its clients sends a message (to every other carbons-enabled
  * session, whether or not the sender enabled carbons, §6).
  */
-import type { C2SSession, DeliverContext, Router, SendContext, SessionManager, XmlElement } from '@service/kernel';
+import type { C2SSession, DeliverContext, RouterApi, SendContext, SessionDirectory, XmlElement } from '@service/plugin-api';
 import { carbonsEnabled } from './carbon-state.js';
 import { isCopyable, isFromMuc, isPrivate } from './eligibility.js';
 import { carbonCopy, type CarbonDirection } from './forward.js';
@@ -11,8 +11,8 @@ import { NS_CARBONS } from './ns.js';
 
 export class CarbonCopies {
   constructor(
-    private readonly sessions: SessionManager,
-    private readonly router: Router,
+    private readonly sessions: SessionDirectory,
+    private readonly router: RouterApi,
   ) {}
 
   /** The deliver layer: received copies after delivery. */

@@ -4,7 +4,7 @@
  * sender marked <private/> (§7) or <no-copy/> (XEP-0334), never messages from a MUC (its private
  * messages included, §6) and never carbons themselves.
  */
-import type { XmlElement } from '@service/kernel';
+import type { XmlElement } from '@service/plugin-api';
 import { NS_CARBONS, NS_HINTS, NS_MUC_USER } from './ns.js';
 
 export function isCopyable(message: XmlElement): boolean {

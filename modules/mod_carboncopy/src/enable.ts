@@ -1,8 +1,8 @@
 /** The <enable/> and <disable/> requests (XEP-0280 §§3–4): only a client for its own session. */
-import type { IqContext, IqHandlerRegistration } from '@service/kernel';
+import type { IqContext, IqHandlerRegistration } from '@service/plugin-api';
 import { setCarbons } from './carbon-state.js';
 import { NS_CARBONS } from './ns.js';
-import { StanzaError } from '@service/kernel';
+import { StanzaError } from '@service/plugin-api';
 
 export function toggleHandlers(): IqHandlerRegistration[] {
   const toggle = (enabled: boolean) => (ctx: IqContext) => {

@@ -2,7 +2,7 @@
  * The carbon copy itself (XEP-0280 §§5–6, XEP-0297): a message from the account's bare JID to one of its
  * resources, of the original's type, with <received/> or <sent/> around <forwarded/> around the original.
  */
-import { NS, x, type XmlElement } from '@service/kernel';
+import { NS, x, type XmlElement } from '@service/plugin-api';
 import { NS_CARBONS, NS_FORWARD } from './ns.js';
 
 export type CarbonDirection = 'received' | 'sent';

@@ -2,7 +2,7 @@
  * mod_carboncopy: message carbons (XEP-0280, urn:xmpp:carbons:2). A session that enables carbons gets a
  * copy of the messages its account receives on other sessions and of those its other sessions send.
  */
-import { defineModule } from '@service/kernel';
+import { defineModule } from '@service/plugin-api';
 import { CarbonCopies } from './copies.js';
 import { toggleHandlers } from './enable.js';
 import { NS_CARBONS } from './ns.js';
@@ -16,7 +16,7 @@ const CHAIN_PRIORITY = 60;
 export default defineModule({
   name: 'mod_carboncopy',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Message carbons (XEP-0280)',
   start(ctx) {
     const { xmpp } = ctx.services;

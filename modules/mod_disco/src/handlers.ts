@@ -8,15 +8,16 @@
  * not exist, gets <service-unavailable/> for disco#info and an empty disco#items result — the same
  * answers in both cases, so that they cannot be told apart.
  */
-import type { IqContext, IqHandlerRegistration, KernelServices, PresenceAccess, XmlElement, XmppService } from '@service/kernel';
+import type { PresenceAccess } from '@service/mod_roster/api';
+import type { IqContext, IqHandlerRegistration, ServerServices, XmlElement, XmppApi } from '@service/plugin-api';
 import { infoQuery } from './info.js';
 import { itemsQuery, type ServerItems } from './items.js';
 import { NS_DISCO_INFO, NS_DISCO_ITEMS } from './ns.js';
-import { StanzaError } from '@service/kernel';
+import { StanzaError } from '@service/plugin-api';
 
-type AccountService = KernelServices['accounts'];
+type AccountService = ServerServices['accounts'];
 
-export function discoHandlers(xmpp: XmppService, accounts: AccountService, access: PresenceAccess, serverItems: ServerItems): IqHandlerRegistration[] {
+export function discoHandlers(xmpp: XmppApi, accounts: AccountService, access: PresenceAccess, serverItems: ServerItems): IqHandlerRegistration[] {
   const serverInfo = (ctx: IqContext) => {
     refuseNodes(ctx.payload);
     return infoQuery(xmpp.disco.identities('server'), xmpp.disco.features('server'));

@@ -4,7 +4,8 @@
  * stops disappears from the answers). Dependents may list items of the server through the `api`. Uses
  * mod_roster, when enabled, to answer an account's contacts with a presence subscription (XEP-0030 §8).
  */
-import { defineModule, presenceAccess } from '@service/kernel';
+import { defineModule } from '@service/plugin-api';
+import { maySeePresence, rosterService } from '@service/mod_roster/api';
 import { discoHandlers } from './handlers.js';
 import { ServerItems, type DiscoItem, type DiscoItemsProvider } from './items.js';
 import { NS_DISCO_INFO, NS_DISCO_ITEMS } from './ns.js';
@@ -19,16 +20,16 @@ export interface DiscoApi {
 export default defineModule({
   name: 'mod_disco',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Service discovery (XEP-0030) of the server and of accounts',
-  depends: [{ module: 'mod_roster', optional: true }],
+  consumes: [{ ref: rosterService, optional: true }],
   start(ctx) {
     const serverItems = new ServerItems();
     const api: DiscoApi = { addServerItems: (provider) => serverItems.add(provider) };
     return {
       api,
       xmpp: {
-        iq: discoHandlers(ctx.services.xmpp, ctx.services.accounts, presenceAccess(() => ctx.depends('mod_roster')), serverItems),
+        iq: discoHandlers(ctx.services.xmpp, ctx.services.accounts, (owner, requester) => maySeePresence(ctx.find(rosterService), owner, requester), serverItems),
         disco: [
           { scope: 'server', identities: [{ category: 'server', type: 'im', name: 'service' }], features: [NS_DISCO_INFO, NS_DISCO_ITEMS] },
           { scope: 'account', identities: [{ category: 'account', type: 'registered' }], features: [NS_DISCO_INFO, NS_DISCO_ITEMS] },

@@ -1,5 +1,5 @@
 /** disco#info answers (XEP-0030 §3) built from the kernel's registry of what modules announce. */
-import { x, type DiscoIdentity, type XmlElement } from '@service/kernel';
+import { x, type DiscoIdentity, type XmlElement } from '@service/plugin-api';
 import { NS_DISCO_INFO } from './ns.js';
 
 export function infoQuery(identities: readonly DiscoIdentity[], features: readonly string[]): XmlElement {

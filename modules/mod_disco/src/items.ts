@@ -2,7 +2,7 @@
  * disco#items of the server (XEP-0030 §4): what other modules list there (component domains such as a
  * conference service). Accounts have no items here (PEP nodes would be a module of their own).
  */
-import { x, type XmlElement } from '@service/kernel';
+import { x, type XmlElement } from '@service/plugin-api';
 import { NS_DISCO_ITEMS } from './ns.js';
 
 export interface DiscoItem {

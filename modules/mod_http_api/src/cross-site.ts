@@ -9,7 +9,7 @@
  * its own `Authorization` header: setting that header takes a preflight, which only a page that means to call
  * the API makes. Everything else from another site is a 403 naming the reason.
  */
-import { CommandError, type HttpContext } from '@service/kernel';
+import { CommandError, type HttpContext } from '@service/plugin-api';
 
 const OTHER_SITES = new Set(['cross-site', 'same-site']);
 

@@ -8,7 +8,7 @@
  *
  * Success is 200 with the bare JSON result; every error is {"status":"error","code":…,"message":…}.
  */
-import { CommandError, asCommandError, defineModule, readBodyText, sendCommandError, sendJson, type Caller, type HttpContext, type KernelServices } from '@service/kernel';
+import { CommandError, asCommandError, defineModule, readBodyText, sendCommandError, sendJson, type Caller, type HttpContext, type ServerServices } from '@service/plugin-api';
 import { refuseForgedRequest } from './cross-site.js';
 import { parseJsonArgs } from './json-args.js';
 import { openApiTarget, serveOpenApi } from './openapi-route.js';
@@ -35,7 +35,7 @@ function versionOf(mount: string, segments: readonly string[]): { version?: numb
   return { version: mounted ? Number(mounted[1]) : undefined, rest: segments };
 }
 
-function createHandler(services: KernelServices) {
+function createHandler(services: ServerServices) {
   const { commands, httpAuth } = services;
 
   return async function handle(ctx: HttpContext): Promise<void> {
@@ -70,7 +70,7 @@ function createHandler(services: KernelServices) {
       let args: Array<[string, unknown]>;
       if (ctx.method === 'GET') {
         args = [...new URLSearchParams(ctx.querystring)];
-        const command = commands.registry.resolve(name, version);
+        const command = commands.resolve(name, version);
         // Says which arguments the command takes: only to a caller who may run it (the bus checks first too).
         if (command) commands.authorize(command, caller);
         const structured = command?.decl.args.filter((a) => typeof a.type === 'object').map((a) => a.name) ?? [];
@@ -98,7 +98,7 @@ function createHandler(services: KernelServices) {
 export default defineModule({
   name: 'mod_http_api',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'HTTP JSON API: every command at POST /api/<command>',
   doc:
     'Serves the command API over HTTP. Route it from a `service_http` listener with `request_handlers: {/api: mod_http_api}`. ' +

@@ -3,7 +3,7 @@
  * last of duplicate keys, so the top-level keys are also scanned from the text to refuse a duplicate
  * instead of silently picking one.
  */
-import { CommandError, badArgument } from '@service/kernel';
+import { CommandError, badArgument } from '@service/plugin-api';
 
 export function parseJsonArgs(text: string): Array<[string, unknown]> {
   if (text.trim() === '') return [];

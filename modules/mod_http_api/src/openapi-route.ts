@@ -8,9 +8,7 @@
  * without authentication, like the 404 of an unknown command it only says which commands exist; who may
  * call them is still up to api_permissions.
  */
-import { KERNEL_VERSION, docsAtVersion, openApiDocument, sendJson, type HttpContext, type KernelServices } from '@service/kernel';
-// The kernel's public entry point does not export the documentation generators; the built file is the
-// same module instance the kernel uses (this package always sits next to the kernel in the workspace).
+import { sendJson, type HttpContext, type ServerServices } from '@service/plugin-api';
 
 const VERSION_SEGMENT = /^v(\d{1,6})$/;
 const DOCUMENT_NAME = 'openapi.json';
@@ -35,11 +33,8 @@ export function openApiTarget(mount: string, segments: readonly string[], versio
   return undefined;
 }
 
-export async function serveOpenApi(ctx: HttpContext, services: KernelServices, target: OpenApiTarget): Promise<void> {
-  const loaded = await services.commandDocs({ runtimeOnly: true });
-  const docs = target.version === undefined ? loaded : docsAtVersion(loaded, target.version);
-  const title = target.version === undefined ? 'Administration command API' : `Administration command API, version ${target.version}`;
-  sendJson(ctx, openApiDocument(docs, { title, version: KERNEL_VERSION, serverUrl: target.serverUrl }));
+export async function serveOpenApi(ctx: HttpContext, services: ServerServices, target: OpenApiTarget): Promise<void> {
+  sendJson(ctx, await services.docs.openApi({ version: target.version, serverUrl: target.serverUrl }));
 }
 
 function joinPath(mount: string, segments: readonly string[]): string {

@@ -2,14 +2,14 @@
  * Last activity of accounts as XEP-0012 defines it for an account's bare JID: the time since its last
  * session ended and the status text of its last presence — or "now" while it has an available session.
  */
-import { Jid, type SessionManager } from '@service/kernel';
-import type { AccountKey } from '@service/kernel';
+import { Jid, type SessionDirectory } from '@service/plugin-api';
+import type { AccountKey } from '@service/plugin-api';
 import type { LastActivityStore, StoredLastActivity } from './store.js';
 
 export class LastActivity {
   constructor(
     private readonly store: LastActivityStore,
-    private readonly sessions: SessionManager,
+    private readonly sessions: SessionDirectory,
   ) {}
 
   /** An available session (initial presence sent, not unavailable since) makes the account active now. */

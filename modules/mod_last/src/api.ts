@@ -2,7 +2,7 @@
  * What mod_last offers the admin commands (get_last, set_last, delete_old_users): the stored last
  * activity of accounts. Timestamps are milliseconds since the epoch (set_last's seconds times 1000).
  */
-import { accountKey, hostKey } from '@service/kernel';
+import { accountKey, hostKey } from '@service/plugin-api';
 import { secondsSince, type LastActivity } from './activity.js';
 
 export interface LastActivityRecord {

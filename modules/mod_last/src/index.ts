@@ -3,8 +3,9 @@
  * their last logout with the status they left; records it when an account's last session ends. Uses
  * mod_roster, when enabled, to let contacts with a presence subscription ask.
  */
-import { defineModule, presenceAccess } from '@service/kernel';
-import { accountKey } from '@service/kernel';
+import { defineModule } from '@service/plugin-api';
+import { maySeePresence, rosterService, type PresenceAccess } from '@service/mod_roster/api';
+import { accountKey } from '@service/plugin-api';
 import { LastActivity } from './activity.js';
 import { lastActivityApi } from './api.js';
 import { NS_LAST, lastIqHandlers } from './iq.js';
@@ -17,9 +18,9 @@ export type { LastActivityApi, LastActivityRecord } from './api.js';
 export default defineModule({
   name: 'mod_last',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Last activity (XEP-0012)',
-  depends: [{ module: 'mod_roster', optional: true }],
+  consumes: [{ ref: rosterService, optional: true }],
   options: {
     db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where last activity is stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
   },
@@ -27,7 +28,7 @@ export default defineModule({
   start(ctx) {
     const sessions = ctx.services.xmpp.sessions;
     const activity = new LastActivity(new LastActivityStore(ctx.db), sessions);
-    const access = presenceAccess(() => ctx.depends('mod_roster'));
+    const access: PresenceAccess = (owner, requester) => maySeePresence(ctx.find(rosterService), owner, requester);
     return {
       api: lastActivityApi(activity),
       xmpp: {

@@ -3,10 +3,10 @@
  * was unregistered): while another session of the account remains, the account is still active and
  * nothing is stored.
  */
-import type { C2SSession, SessionManager } from '@service/kernel';
+import type { C2SSession, SessionDirectory } from '@service/plugin-api';
 import type { LastActivity } from './activity.js';
 
-export function logoutTracker(activity: LastActivity, sessions: SessionManager): (session: C2SSession) => Promise<void> {
+export function logoutTracker(activity: LastActivity, sessions: SessionDirectory): (session: C2SSession) => Promise<void> {
   return async (session) => {
     if (sessions.byAccount(session.account.bare).some((s) => s !== session && !s.closed)) return;
     await activity.record(

@@ -2,7 +2,7 @@
  * The table of last activity (XEP-0012): when each account's last session ended and the status text of
  * its last presence. Indexed by (host, logout_at) for "accounts inactive for N days" (delete_old_users).
  */
-import { binaryCollation, type Migration } from '@service/kernel';
+import { binaryCollation, type Migration } from '@service/plugin-api';
 
 export const LAST_TABLE = 'last_activity';
 

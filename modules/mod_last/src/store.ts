@@ -1,6 +1,6 @@
 /** Last activity in SQL: one row per account, replaced at each last logout. */
-import type { ModuleContext } from '@service/kernel';
-import type { AccountKey } from '@service/kernel';
+import type { ModuleContext } from '@service/plugin-api';
+import type { AccountKey } from '@service/plugin-api';
 import { LAST_TABLE } from './migrations.js';
 
 type Db = ModuleContext['db'];

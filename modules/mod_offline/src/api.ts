@@ -3,8 +3,8 @@
  * deleting) and the purges (delete_expired_messages, delete_old_messages, delete_old_messages_batch with
  * its status and abort). Times are milliseconds since the epoch.
  */
-import type { XmlElement } from '@service/kernel';
-import { accountKey, hostKey } from '@service/kernel';
+import type { XmlElement } from '@service/plugin-api';
+import { accountKey, hostKey } from '@service/plugin-api';
 import { purgeInBatches, type BatchPurgeOptions, type BatchPurgeResult } from './purge.js';
 import type { OfflineStore } from './store.js';
 

@@ -4,9 +4,9 @@
  * XEP-0203 <delay/> from the server, through the router (so stream management counts them). A message is
  * deleted only once written to the session; if the session goes away meanwhile, the rest stays queued.
  */
-import { Jid, x, type C2SSession, type Logger, type Router, type SessionManager, type XmlElement } from '@service/kernel';
-import type { AccountKey } from '@service/kernel';
-import type { KeyedLock } from '@service/kernel';
+import { Jid, x, type C2SSession, type Logger, type RouterApi, type SessionDirectory, type XmlElement } from '@service/plugin-api';
+import type { AccountKey } from '@service/plugin-api';
+import type { KeyedLock } from '@service/plugin-api';
 import { withRemainingSeconds } from './expiry.js';
 import type { OfflineStore, StoredMessage } from './store.js';
 
@@ -23,8 +23,8 @@ export function takesMessages(session: C2SSession): boolean {
 export class OfflineDelivery {
   constructor(
     private readonly store: OfflineStore,
-    private readonly router: Router,
-    private readonly sessions: SessionManager,
+    private readonly router: RouterApi,
+    private readonly sessions: SessionDirectory,
     private readonly locks: KeyedLock,
     private readonly logger: Logger,
   ) {}

@@ -6,7 +6,7 @@
  *
  * The earliest time wins. Expired messages are never delivered from offline storage and are purged.
  */
-import type { XmlElement } from '@service/kernel';
+import type { XmlElement } from '@service/plugin-api';
 
 export const NS_AMP = 'http://jabber.org/protocol/amp';
 export const NS_AMP_ERRORS = 'http://jabber.org/protocol/amp#errors';

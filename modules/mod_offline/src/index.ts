@@ -4,9 +4,9 @@
  * max_user_messages each) and delivered, stamped with XEP-0203 delays, when a session of the account
  * next becomes available with a non-negative priority. The admin commands use the `api` (OfflineApi).
  */
-import { defineModule, type C2SSession } from '@service/kernel';
-import { accountKey } from '@service/kernel';
-import { KeyedLock } from '@service/kernel';
+import { defineModule, type C2SSession } from '@service/plugin-api';
+import { accountKey } from '@service/plugin-api';
+import { KeyedLock } from '@service/plugin-api';
 import { offlineApi } from './api.js';
 import { OfflineDelivery, takesMessages } from './delivery.js';
 import { OFFLINE_MIGRATIONS } from './migrations.js';
@@ -21,7 +21,7 @@ const TAKING_MESSAGES = 'mod_offline.taking_messages';
 export default defineModule({
   name: 'mod_offline',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Offline messages (XEP-0160): stored while the account is offline, delivered at its next initial presence',
   options: {
     max_user_messages: {

@@ -3,7 +3,7 @@
  * serve the per-account queue (host, username, id), the purges by age (created_at, and host + created_at
  * for the batched purge of one host) and the purge of expired messages (expires_at).
  */
-import { binaryCollation, type Migration } from '@service/kernel';
+import { binaryCollation, type Migration } from '@service/plugin-api';
 
 export const OFFLINE_TABLE = 'offline_messages';
 

@@ -2,8 +2,8 @@
  * The layer of the `offline` chain: keeps what storage-policy.ts says to keep, up to max_user_messages per
  * account. A full queue answers <service-unavailable/>, the condition XEP-0160 names for it.
  */
-import { StanzaError, x, type Logger, type Middleware, type OfflineContext, type Router } from '@service/kernel';
-import type { KeyedLock } from '@service/kernel';
+import { StanzaError, x, type Logger, type Middleware, type OfflineContext, type RouterApi } from '@service/plugin-api';
+import type { KeyedLock } from '@service/plugin-api';
 import type { OfflineDelivery } from './delivery.js';
 import { NS_AMP_ERRORS } from './expiry.js';
 import { decide } from './storage-policy.js';
@@ -13,7 +13,7 @@ export interface OfflineLayerDeps {
   readonly store: OfflineStore;
   readonly delivery: OfflineDelivery;
   readonly locks: KeyedLock;
-  readonly router: Router;
+  readonly router: RouterApi;
   readonly logger: Logger;
   /** Messages kept per account (unexpired); Infinity for no limit. */
   readonly maxUserMessages: number;

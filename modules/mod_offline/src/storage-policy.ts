@@ -10,7 +10,7 @@
  *   - a message whose expiry (expiry.ts) has passed already is dropped, or bounced when its AMP rule says
  *     action='error'.
  */
-import { NS, type XmlElement } from '@service/kernel';
+import { NS, type XmlElement } from '@service/plugin-api';
 import { NS_AMP, expiryOf, type Expiry } from './expiry.js';
 
 export const NS_HINTS = 'urn:xmpp:hints';

@@ -1,8 +1,8 @@
 /** Offline messages in SQL: each account's queue in storage order, and the purges of old and expired ones. */
-import { ParseError, type ModuleContext, type XmlElement } from '@service/kernel';
-import type { AccountKey } from '@service/kernel';
+import { ParseError, type ModuleContext, type XmlElement } from '@service/plugin-api';
+import type { AccountKey } from '@service/plugin-api';
 import { OFFLINE_TABLE } from './migrations.js';
-import { fromStoredXml, toStoredXml } from '@service/kernel';
+import { fromStoredXml, toStoredXml } from '@service/plugin-api';
 
 type Db = ModuleContext['db'];
 

@@ -5,7 +5,7 @@
  * closes the stream with <connection-timeout/>; an error reply counts as an answer (the client is there).
  */
 import { randomBytes } from 'node:crypto';
-import { StreamError, x, type C2SSession, type Logger, type XmlElement, type XmppService } from '@service/kernel';
+import { StreamError, x, type C2SSession, type Logger, type XmlElement, type XmppApi } from '@service/plugin-api';
 import { NS_PING } from './ns.js';
 
 export interface PingSettings {
@@ -25,7 +25,7 @@ export class IdlePinger {
   #settings: PingSettings | undefined;
 
   constructor(
-    private readonly xmpp: XmppService,
+    private readonly xmpp: XmppApi,
     private readonly logger: Logger,
   ) {}
 

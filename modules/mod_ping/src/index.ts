@@ -3,14 +3,14 @@
  * clients that have been silent for `ping_interval` seconds, closing the stream of those that do not
  * answer within `ping_ack_timeout` seconds (a connection that died without the TCP stack noticing).
  */
-import { defineModule } from '@service/kernel';
+import { defineModule } from '@service/plugin-api';
 import { IdlePinger, type PingSettings } from './idle-pinger.js';
 import { NS_PING } from './ns.js';
 
 export default defineModule({
   name: 'mod_ping',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'XMPP ping (XEP-0199): answers pings, optionally pings idle clients',
   options: {
     send_pings: { type: 'boolean', default: false, doc: 'Ping clients that have sent nothing for `ping_interval` seconds.' },

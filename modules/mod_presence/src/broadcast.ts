@@ -4,7 +4,7 @@
  * included; its unavailable presence goes to the same, plus the entities it sent directed presence to.
  * Stanzas are routed, so that the recipients' deliver chains (blocking, privacy) apply.
  */
-import type { C2SSession, Jid, Logger, XmlElement, XmppService } from '@service/kernel';
+import type { C2SSession, Jid, Logger, XmlElement, XmppApi } from '@service/plugin-api';
 import type { RosterApi, SubscriptionChange } from '@service/mod_roster';
 import { presenceOf } from './session-presence.js';
 import { addressed, unavailable } from './stanzas.js';
@@ -12,7 +12,7 @@ import { addressed, unavailable } from './stanzas.js';
 export class PresenceBroadcast {
   constructor(
     private readonly roster: RosterApi,
-    private readonly xmpp: XmppService,
+    private readonly xmpp: XmppApi,
     private readonly logger: Logger,
   ) {}
 

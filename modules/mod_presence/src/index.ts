@@ -3,7 +3,7 @@
  * own resources, probes at login and their answers, directed presence, and unavailable presence when a
  * session ends or the account is removed.
  */
-import { defineModule, x } from '@service/kernel';
+import { defineModule, x } from '@service/plugin-api';
 import type { RosterApi } from '@service/mod_roster';
 import { PresenceBroadcast } from './broadcast.js';
 import { outgoingPresence } from './outgoing.js';
@@ -15,7 +15,7 @@ const PRESENCE_PRIORITY = 60;
 export default defineModule({
   name: 'mod_presence',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Presence (RFC 6121): broadcast to subscribers, probes, directed presence, unavailable on disconnect',
   doc:
     'Broadcasts each session\'s presence to the contacts subscribed to the account and to its own resources, ' +

@@ -2,7 +2,7 @@
  * user_send: a client's presence. Without 'to' it is a broadcast (the kernel routes none of those);
  * with 'to' someone else it is directed presence, remembered for when the session goes away.
  */
-import type { Middleware, SendContext } from '@service/kernel';
+import type { Middleware, SendContext } from '@service/plugin-api';
 import type { PresenceBroadcast } from './broadcast.js';
 import { isAvailability } from './stanzas.js';
 

@@ -3,14 +3,14 @@
  * subscribed to for their presence, and answers the probes that arrive for its local accounts. Probes are
  * the server's business: they are never delivered to clients.
  */
-import type { C2SSession, DeliverContext, Jid, Logger, Middleware, XmlElement, XmppService } from '@service/kernel';
+import type { C2SSession, DeliverContext, Jid, Logger, Middleware, XmlElement, XmppApi } from '@service/plugin-api';
 import type { RosterApi } from '@service/mod_roster';
 import { addressed, probe, unavailable } from './stanzas.js';
 
 export class Probes {
   constructor(
     private readonly roster: RosterApi,
-    private readonly xmpp: XmppService,
+    private readonly xmpp: XmppApi,
     private readonly logger: Logger,
   ) {}
 

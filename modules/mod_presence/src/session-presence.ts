@@ -3,7 +3,7 @@
  * availability was announced to its subscribers, and the entities it sent directed presence to (RFC 6121
  * §4.6), which must hear that it goes unavailable.
  */
-import type { C2SSession, Jid } from '@service/kernel';
+import type { C2SSession, Jid } from '@service/plugin-api';
 
 export interface SessionPresence {
   /** Available presence was broadcast and no unavailable since: subscribers must be told when it ends. */

@@ -1,5 +1,5 @@
 /** Presence stanzas the server sends on a session's behalf. */
-import { x, type Jid, type XmlElement } from '@service/kernel';
+import { x, type Jid, type XmlElement } from '@service/plugin-api';
 
 /** A copy of `presence` from `from` to `to` (the original stays as the session recorded it). */
 export function addressed(presence: XmlElement | undefined, from: Jid, to: Jid): XmlElement {

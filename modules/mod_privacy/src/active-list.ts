@@ -1,5 +1,5 @@
 /** The active list of a session (XEP-0016 §2.3): it lives and dies with the session, never stored. */
-import type { C2SSession } from '@service/kernel';
+import type { C2SSession } from '@service/plugin-api';
 
 const STATE_KEY = 'mod_privacy';
 

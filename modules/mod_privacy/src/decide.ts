@@ -3,7 +3,7 @@
  * none matching allows. The roster is consulted only when a 'group' or 'subscription' item is reached,
  * and at most once per decision.
  */
-import type { Jid } from '@service/kernel';
+import type { Jid } from '@service/plugin-api';
 import { covers } from './jid-match.js';
 import type { Action, PrivacyItem, PrivacyList } from './model.js';
 import type { ContactRelation } from './roster-view.js';

@@ -20,12 +20,12 @@
  * refusal is only recorded, and the deliver layer decides after the fan-out. A stanza written to a session
  * outside any delivery (stored offline messages, probe answers) is answered at once, as before.
  */
-import { Jid, type C2SSession, type DeliverContext, type ReceiveContext, type Router, type SendContext, type SessionManager, type XmlElement } from '@service/kernel';
+import { Jid, type C2SSession, type DeliverContext, type ReceiveContext, type RouterApi, type SendContext, type SessionDirectory, type XmlElement } from '@service/plugin-api';
 import { activeListOf } from './active-list.js';
 import { decide } from './decide.js';
 import type { Action, PrivacyList } from './model.js';
 import type { RosterView } from './roster-view.js';
-import { StanzaError } from '@service/kernel';
+import { StanzaError } from '@service/plugin-api';
 import { inboundKind, isNotification, outboundKind, type Kind } from './stanza-kind.js';
 import type { PrivacyStore } from './store.js';
 
@@ -44,8 +44,8 @@ export class PrivacyEnforcement {
 
   constructor(
     private readonly store: PrivacyStore,
-    private readonly sessions: SessionManager,
-    private readonly router: Router,
+    private readonly sessions: SessionDirectory,
+    private readonly router: RouterApi,
     private readonly roster: () => RosterView | undefined,
   ) {}
 

@@ -3,14 +3,14 @@
  * active list per session; enforced on delivery and on sending. mod_roster, when enabled, answers the
  * 'subscription' and 'group' items; without it those items match nobody.
  */
-import { Jid, defineModule, type IqContext, type XmlElement } from '@service/kernel';
+import { Jid, defineModule, type IqContext, type XmlElement } from '@service/plugin-api';
 import { PrivacyEnforcement } from './enforcement.js';
 import { PRIVACY_MIGRATIONS } from './migrations.js';
 import { NS_PRIVACY } from './ns.js';
 import { ListPushes } from './pushes.js';
 import { PrivacyRequests } from './requests.js';
 import { rosterViewOf } from './roster-view.js';
-import { StanzaError } from '@service/kernel';
+import { StanzaError } from '@service/plugin-api';
 import { PrivacyStore } from './store.js';
 
 /** Inside mod_blocking's layers (10), outside rosters, presence and carbons. */
@@ -29,7 +29,7 @@ export interface PrivacyApi {
 export default defineModule({
   name: 'mod_privacy',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Privacy lists (XEP-0016), enforced on delivery',
   depends: [{ module: 'mod_roster', optional: true }],
   migrations: PRIVACY_MIGRATIONS,

@@ -3,7 +3,7 @@
  * user@domain any of its resources, domain/resource only itself, domain the domain, anything at it and
  * its subdomains.
  */
-import type { Jid } from '@service/kernel';
+import type { Jid } from '@service/plugin-api';
 
 export function covers(pattern: Jid, candidate: Jid): boolean {
   if (pattern.resource !== undefined) return candidate.full === pattern.full;

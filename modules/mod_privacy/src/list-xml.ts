@@ -3,10 +3,10 @@
  * of allow or deny, unique non-negative orders, a known type with a value of its kind (a valid JID, a
  * subscription state) — <bad-request/> otherwise.
  */
-import { Jid, x, type XmlElement } from '@service/kernel';
+import { Jid, x, type XmlElement } from '@service/plugin-api';
 import { STANZA_KINDS, type Action, type ItemType, type PrivacyItem, type PrivacyList, type StanzaKind } from './model.js';
 import { NS_PRIVACY } from './ns.js';
-import { StanzaError } from '@service/kernel';
+import { StanzaError } from '@service/plugin-api';
 
 /** The width of the list name column (see migrations.ts). */
 export const MAX_NAME_LENGTH = 191;

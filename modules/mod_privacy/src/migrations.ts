@@ -9,7 +9,7 @@
  * Active lists belong to sessions and are not stored. Keys fit MariaDB's 3072-byte index limit in utf8mb4
  * (3 × 191 × 4 + 8 bytes).
  */
-import { binaryCollation, type Migration } from '@service/kernel';
+import { binaryCollation, type Migration } from '@service/plugin-api';
 
 export const ITEMS_TABLE = 'privacy_list_items';
 export const DEFAULTS_TABLE = 'privacy_default_lists';

@@ -1,5 +1,5 @@
 /** Privacy lists as the module handles them (XEP-0016 §2.1). */
-import type { Jid } from '@service/kernel';
+import type { Jid } from '@service/plugin-api';
 
 export type ItemType = 'jid' | 'group' | 'subscription';
 export type Action = 'allow' | 'deny';

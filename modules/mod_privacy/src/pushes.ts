@@ -4,13 +4,13 @@
  * if it cares.
  */
 import { randomBytes } from 'node:crypto';
-import { x, type Jid, type Router, type SessionManager } from '@service/kernel';
+import { x, type Jid, type RouterApi, type SessionDirectory } from '@service/plugin-api';
 import { queryElement } from './list-xml.js';
 
 export class ListPushes {
   constructor(
-    private readonly sessions: SessionManager,
-    private readonly router: Router,
+    private readonly sessions: SessionDirectory,
+    private readonly router: RouterApi,
   ) {}
 
   async push(account: Jid, listName: string): Promise<void> {

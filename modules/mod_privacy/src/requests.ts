@@ -3,19 +3,19 @@
  * list of the requesting session, the default list, creating, replacing and removing lists — with the
  * errors the XEP names. Used by the IQ handlers and by the `api` (no session there).
  */
-import { x, type C2SSession, type Jid, type SessionManager, type XmlElement } from '@service/kernel';
+import { x, type C2SSession, type Jid, type SessionDirectory, type XmlElement } from '@service/plugin-api';
 import { activeListOf, setActiveList } from './active-list.js';
 import { listElement, listName, parseList, queryElement } from './list-xml.js';
 import type { PrivacyList } from './model.js';
 import type { ListPushes } from './pushes.js';
 import type { RosterView } from './roster-view.js';
-import { StanzaError } from '@service/kernel';
+import { StanzaError } from '@service/plugin-api';
 import type { PrivacyStore } from './store.js';
 
 export class PrivacyRequests {
   constructor(
     private readonly store: PrivacyStore,
-    private readonly sessions: SessionManager,
+    private readonly sessions: SessionDirectory,
     private readonly pushes: ListPushes,
     private readonly roster: () => RosterView | undefined,
   ) {}

@@ -3,7 +3,7 @@
  * groups, and the groups of a roster. Adapted at runtime, since mod_roster may be absent: without it
  * 'group' and 'subscription' items match nobody.
  */
-import type { Jid } from '@service/kernel';
+import type { Jid } from '@service/plugin-api';
 import type { Subscription } from './model.js';
 
 export interface ContactRelation {

@@ -4,7 +4,7 @@
  * and IQs, are of no kind an item can name ('other'): only items naming no kind ("all stanzas", §2.12)
  * match them.
  */
-import type { XmlElement } from '@service/kernel';
+import type { XmlElement } from '@service/plugin-api';
 import type { StanzaKind } from './model.js';
 
 export type Kind = StanzaKind | 'other';

@@ -4,8 +4,8 @@
  * What the cache holds is replaced, never mutated, so a reader always sees a whole state. Writes of one
  * account run one at a time.
  */
-import { KeyedLock, insertRows, retryingTransaction, type Knex } from '@service/kernel';
-import { Jid } from '@service/kernel';
+import { KeyedLock, insertRows, retryingTransaction, type Knex } from '@service/plugin-api';
+import { Jid } from '@service/plugin-api';
 import { DEFAULTS_TABLE, ITEMS_TABLE } from './migrations.js';
 import type { AccountPrivacy, ItemType, PrivacyItem, PrivacyList, StanzaKind } from './model.js';
 

@@ -2,8 +2,8 @@
  * What mod_private offers other modules and the admin commands (private_get, private_set, the ban
  * details of ban_account): the stored element of an account by namespace.
  */
-import { badArgument, x, type XmlElement } from '@service/kernel';
-import { accountKey } from '@service/kernel';
+import { badArgument, x, type XmlElement } from '@service/plugin-api';
+import { accountKey } from '@service/plugin-api';
 import type { NamespacePolicy } from './namespaces.js';
 import type { PrivateStore } from './store.js';
 

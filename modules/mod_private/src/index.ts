@@ -3,8 +3,8 @@
  * choosing (bookmarks, client preferences); other modules and the admin commands read and write it through
  * the `api` (PrivateStorageApi).
  */
-import { defineModule } from '@service/kernel';
-import { accountKey } from '@service/kernel';
+import { defineModule } from '@service/plugin-api';
+import { accountKey } from '@service/plugin-api';
 import { privateStorageApi } from './api.js';
 import { privateIqHandlers } from './iq.js';
 import { PRIVATE_MIGRATIONS } from './migrations.js';
@@ -16,7 +16,7 @@ export type { ClaimedNamespace, PrivateStorageApi } from './api.js';
 export default defineModule({
   name: 'mod_private',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Private XML storage (XEP-0049)',
   options: {
     db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where the data is stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },

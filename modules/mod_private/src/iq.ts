@@ -2,7 +2,7 @@
  * jabber:iq:private (XEP-0049): a client stores and reads back XML on its own account. Another account's
  * data is <forbidden/> (the XEP prefers it to service-unavailable).
  */
-import { StanzaError, x, type IqContext, type IqHandlerRegistration, type XmlElement } from '@service/kernel';
+import { StanzaError, x, type IqContext, type IqHandlerRegistration, type XmlElement } from '@service/plugin-api';
 import { NS_PRIVATE, type NamespacePolicy } from './namespaces.js';
 import type { PrivateStore } from './store.js';
 

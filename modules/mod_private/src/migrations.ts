@@ -2,7 +2,7 @@
  * The table of private XML storage: one row per account and namespace (XEP-0049 looks data up by the
  * namespace of its root element).
  */
-import { binaryCollation, type Migration } from '@service/kernel';
+import { binaryCollation, type Migration } from '@service/plugin-api';
 
 export const PRIVATE_TABLE = 'private_storage';
 

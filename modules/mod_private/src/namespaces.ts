@@ -2,7 +2,7 @@
  * Which elements private storage accepts (XEP-0049): a root element in a namespace of its own — not the
  * stanza namespaces, not jabber:iq:private itself (an element without xmlns inside the query inherits it).
  */
-import type { XmlElement } from '@service/kernel';
+import type { XmlElement } from '@service/plugin-api';
 import { MAX_NAMESPACE_LENGTH } from './migrations.js';
 
 export const NS_PRIVATE = 'jabber:iq:private';

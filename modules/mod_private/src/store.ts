@@ -1,8 +1,8 @@
 /** Private XML storage in SQL: one element per account and namespace. */
-import type { ModuleContext, XmlElement } from '@service/kernel';
-import type { AccountKey } from '@service/kernel';
+import type { ModuleContext, XmlElement } from '@service/plugin-api';
+import type { AccountKey } from '@service/plugin-api';
 import { PRIVATE_TABLE } from './migrations.js';
-import { fromStoredXml, retryingTransaction, toStoredXml } from '@service/kernel';
+import { fromStoredXml, retryingTransaction, toStoredXml } from '@service/plugin-api';
 
 type Db = ModuleContext['db'];
 

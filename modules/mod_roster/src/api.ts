@@ -1,5 +1,5 @@
 /** The module's `api`: rosters for mod_presence and the admin commands (see RosterApi in types.ts). */
-import { Jid, type DbKind } from '@service/kernel';
+import { Jid, type DbKind } from '@service/plugin-api';
 import { removeItem } from './removal.js';
 import type { Roster } from './roster.js';
 import { mergedRoster, visibleItem, visibleVersion } from './shared.js';

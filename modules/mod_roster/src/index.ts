@@ -3,8 +3,9 @@
  * subscription pre-approval (RFC 6121 §3.4). Other modules use its `api` (RosterApi): mod_presence for
  * who gets whose presence, the admin commands for reading and editing rosters.
  */
-import { Jid, defineModule, x } from '@service/kernel';
+import { Jid, defineModule, provide, x } from '@service/plugin-api';
 import { rosterApi } from './api.js';
+import { rosterService } from './public-api.js';
 import { ROSTER_MIGRATIONS } from './migrations.js';
 import { RosterPushes } from './pushes.js';
 import { removeAccountRoster } from './removal.js';
@@ -41,7 +42,8 @@ const SUBSCRIPTION_PRIORITY = 40;
 export default defineModule({
   name: 'mod_roster',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
+  provides: [rosterService],
   summary: 'Rosters (RFC 6121): roster get/set/remove, pushes, presence subscriptions, roster versioning',
   doc:
     'Stores each account\'s contacts with their names, groups and presence subscription states, answers ' +
@@ -71,6 +73,7 @@ export default defineModule({
     const roster = new Roster(new RosterStore(ctx.db), new RosterPushes(xmpp), xmpp, ctx.logger, () => settings);
     return {
       api: rosterApi(roster, ctx.dbKind),
+      services: [provide(rosterService, rosterApi(roster, ctx.dbKind))],
       xmpp: {
         iq: [
           { type: 'get', ns: NS_ROSTER, to: 'account', handler: rosterGet(roster) },

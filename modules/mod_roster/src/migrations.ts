@@ -10,7 +10,7 @@
  * Keys stay within MariaDB's 3072-byte index limit in utf8mb4: the widest, roster_groups' primary key,
  * is 4 × 191 characters × 4 bytes = 3056 bytes.
  */
-import { binaryCollation, type Migration } from '@service/kernel';
+import { binaryCollation, type Migration } from '@service/plugin-api';
 
 export const ITEMS_TABLE = 'roster_items';
 export const GROUPS_TABLE = 'roster_groups';

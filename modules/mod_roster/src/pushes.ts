@@ -3,7 +3,7 @@
  * roster. They go through `deliverToSession`, so that stream management counts and queues them.
  */
 import { randomBytes } from 'node:crypto';
-import { x, type C2SSession, type Jid, type XmlElement, type XmppService } from '@service/kernel';
+import { x, type C2SSession, type Jid, type XmlElement, type XmppApi } from '@service/plugin-api';
 import { rosterQuery } from './roster-xml.js';
 
 interface RosterInterest {
@@ -27,7 +27,7 @@ export function markInterested(session: C2SSession, versioned: boolean): void {
 }
 
 export class RosterPushes {
-  constructor(private readonly xmpp: XmppService) {}
+  constructor(private readonly xmpp: XmppApi) {}
 
   interestedSessions(owner: Jid): C2SSession[] {
     return this.xmpp.sessions.byAccount(owner.bare).filter((s) => !s.closed && interestOf(s).interested);

@@ -4,7 +4,7 @@
  * presence, or withdraws the request) and unsubscribed (it no longer gets the owner's, or its request is
  * denied), so that its roster follows.
  */
-import { Jid } from '@service/kernel';
+import { Jid } from '@service/plugin-api';
 import type { Roster } from './roster.js';
 import type { StoredItem } from './store.js';
 import { RosterError, type SubscriptionCause, type SubscriptionChange } from './types.js';

@@ -2,10 +2,10 @@
  * jabber:iq:roster (RFC 6121 §2): the roster get (with XEP-0237 versions) and the roster set that adds,
  * updates or removes one item. Only the owner may read or change a roster.
  */
-import type { IqHandler } from '@service/kernel';
+import type { IqHandler } from '@service/plugin-api';
 import { markInterested } from './pushes.js';
 import { removeItem } from './removal.js';
-import { StanzaError } from '@service/kernel';
+import { StanzaError } from '@service/plugin-api';
 import type { Roster } from './roster.js';
 import { mergedRoster, visibleVersion } from './shared.js';
 import { itemElement, rosterQuery } from './roster-xml.js';

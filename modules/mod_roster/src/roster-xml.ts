@@ -1,5 +1,5 @@
 /** The jabber:iq:roster elements (RFC 6121 §2.1) as clients see them. */
-import { x, type XmlElement } from '@service/kernel';
+import { x, type XmlElement } from '@service/plugin-api';
 import { subscriptionOf } from './state.js';
 import type { StoredItem } from './store.js';
 

@@ -3,9 +3,9 @@
  * lets the caller decide, writes the result with a new roster version in one transaction, and pushes what
  * the owner's clients see of it. Subscription listeners (mod_presence) are told about state changes here.
  */
-import { Jid, x, type Logger, type XmppService } from '@service/kernel';
-import type { Knex } from '@service/kernel';
-import { KeyedLock } from '@service/kernel';
+import { Jid, x, type Logger, type XmppApi } from '@service/plugin-api';
+import type { Knex } from '@service/plugin-api';
+import { KeyedLock } from '@service/plugin-api';
 import type { RosterPushes } from './pushes.js';
 import { itemElement, removedItemElement } from './roster-xml.js';
 import { SharedContacts, visibleItem, visibleVersion } from './shared.js';
@@ -45,7 +45,7 @@ export class Roster {
   constructor(
     readonly store: RosterStore,
     readonly pushes: RosterPushes,
-    private readonly xmpp: XmppService,
+    private readonly xmpp: XmppApi,
     private readonly logger: Logger,
     private readonly settings: () => RosterSettings,
   ) {}

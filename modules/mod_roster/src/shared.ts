@@ -10,7 +10,7 @@
  * the owner is offline, changes the version, and a client that cached the old roster gets the new one.
  */
 import { createHash } from 'node:crypto';
-import type { Jid } from '@service/kernel';
+import type { Jid } from '@service/plugin-api';
 import type { StoredItem } from './store.js';
 import type { SharedContact, SharedContactsProvider } from './types.js';
 

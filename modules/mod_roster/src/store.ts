@@ -3,8 +3,8 @@
  * and its version bump commit together in one transaction; SQLite has a single connection, so nothing in
  * a transaction may use the pool directly.
  */
-import { insertRows, retryingTransaction, type Knex } from '@service/kernel';
-import type { Jid } from '@service/kernel';
+import { insertRows, retryingTransaction, type Knex } from '@service/plugin-api';
+import type { Jid } from '@service/plugin-api';
 import { GROUPS_TABLE, ITEMS_TABLE, VERSIONS_TABLE } from './migrations.js';
 import { flagsOf, subscriptionOf, type Flags } from './state.js';
 import type { Subscription } from './types.js';

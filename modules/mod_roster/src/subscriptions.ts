@@ -10,14 +10,14 @@ import {
   type C2SSession,
   type DeliverContext,
   type Jid,
-  type KernelServices,
+  type ServerServices,
   type Middleware,
-  type Router,
+  type RouterApi,
   type SendContext,
   type XmlElement,
-} from '@service/kernel';
+} from '@service/plugin-api';
 import type { ChangeOutcome, Roster } from './roster.js';
-import { StanzaError } from '@service/kernel';
+import { StanzaError } from '@service/plugin-api';
 import { NO_SUBSCRIPTION, SUBSCRIPTION_TYPES, inbound, outbound, sameFlags, type SubscriptionType } from './state.js';
 import type { StoredItem } from './store.js';
 import { RosterError } from './types.js';
@@ -29,7 +29,7 @@ function subscriptionType(stanza: XmlElement): SubscriptionType | undefined {
 }
 
 /** user_send: the owner subscribes, approves, unsubscribes or denies. */
-export function outboundSubscriptions(roster: Roster, router: Router): Middleware<SendContext> {
+export function outboundSubscriptions(roster: Roster, router: RouterApi): Middleware<SendContext> {
   return async (ctx, next) => {
     const type = subscriptionType(ctx.stanza);
     if (!type || !ctx.to) return next();
@@ -74,7 +74,7 @@ async function applyOutbound(roster: Roster, owner: Jid, to: Jid, type: Subscrip
 }
 
 /** deliver: a contact's subscription stanza for a local account. */
-export function inboundSubscriptions(roster: Roster, accounts: KernelServices['accounts']): Middleware<DeliverContext> {
+export function inboundSubscriptions(roster: Roster, accounts: ServerServices['accounts']): Middleware<DeliverContext> {
   return async (ctx, next) => {
     const type = subscriptionType(ctx.stanza);
     if (!type) return next();
@@ -128,7 +128,7 @@ function withFlags(contact: string, current: StoredItem | undefined, flags: Stor
 }
 
 /** c2s_initial_presence: requests still waiting for an answer go to the session that just came online. */
-export async function resendPendingRequests(roster: Roster, router: Router, session: C2SSession): Promise<void> {
+export async function resendPendingRequests(roster: Roster, router: RouterApi, session: C2SSession): Promise<void> {
   for (const item of await roster.store.pendingRequests(session.account)) {
     // A request from a contact now shared both ways waits, unseen, until the sharing ends.
     if (await roster.shared.one(session.account, item.contact)) continue;

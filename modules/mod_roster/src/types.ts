@@ -2,7 +2,7 @@
  * What other modules see of rosters: the items, the subscription states, and the API that
  * `ctx.depends('mod_roster')` returns. Dependents import these as types only.
  */
-import { brand, type DbKind, type Jid, type StanzaCondition } from '@service/kernel';
+import { type DbKind, type Jid, type StanzaCondition } from '@service/plugin-api';
 
 /** RFC 6121 §2.1.2.5: whose presence flows where. 'to': the owner receives the contact's; 'from': the contact receives the owner's. */
 export type Subscription = 'none' | 'to' | 'from' | 'both';
@@ -109,7 +109,6 @@ export class RosterError extends Error {
   }
 }
 // Other packages import mod_roster by its package name; the module manager loads it by file URL: two copies.
-brand(RosterError, 'mod_roster.RosterError');
 
 /** What `ctx.depends('mod_roster')` returns. Owners must be local accounts. */
 export interface RosterApi {

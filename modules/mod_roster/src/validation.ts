@@ -2,7 +2,7 @@
  * What a roster item may contain (RFC 6121 §2.1.2, errors of §2.3.3), for roster sets and the API alike.
  * Problems are `RosterError`s carrying the stanza error condition the RFC names.
  */
-import { Jid, type XmlElement } from '@service/kernel';
+import { Jid, type XmlElement } from '@service/plugin-api';
 import { GROUP_LENGTH, JID_LENGTH } from './migrations.js';
 import { RosterError } from './types.js';
 

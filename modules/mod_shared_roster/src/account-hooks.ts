@@ -2,7 +2,7 @@
  * Accounts coming and going: a new account of a vhost with an `@all@` group appears in the rosters of
  * those who see that group; a removed account leaves every group and every roster that showed it.
  */
-import type { HookRegistration } from '@service/kernel';
+import type { HookRegistration } from '@service/plugin-api';
 import type { Groups } from './groups.js';
 import type { HostAccounts, OnlineAccounts } from './members.js';
 import type { Propagation } from './propagation.js';

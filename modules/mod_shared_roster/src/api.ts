@@ -7,7 +7,7 @@
  * Every change is written to the tables, then to memory, then pushed to the rosters of the accounts
  * online (see propagation.ts); changes run one at a time.
  */
-import { badArgument, conflict, notFound, type KernelServices } from '@service/kernel';
+import { badArgument, conflict, notFound, type ServerServices } from '@service/plugin-api';
 import { byName, refText, type DisplayedRef, type Group, type GroupRef, type Groups } from './groups.js';
 import type { Propagation } from './propagation.js';
 import type { SharedRosterStore } from './store.js';
@@ -56,7 +56,7 @@ export interface SharedRosterApi {
 }
 
 export interface ApiDeps {
-  readonly services: KernelServices;
+  readonly services: ServerServices;
   readonly groups: Groups;
   readonly store: SharedRosterStore;
   readonly propagation: Propagation;
@@ -219,7 +219,7 @@ export function sharedRosterApi({ services, groups, store, propagation, exclusiv
 }
 
 /** The member srg_user_add and srg_user_del name: @all@, @online@, or an existing account's bare JID. */
-async function memberOf(services: KernelServices, args: MemberArgs): Promise<string> {
+async function memberOf(services: ServerServices, args: MemberArgs): Promise<string> {
   servedHost(services, args.grouphost, 'grouphost');
   if (args.user === ALL_USERS || args.user === ONLINE_USERS) {
     // They stand for the accounts of the group's vhost; `host` is still checked, as for any member.

@@ -6,7 +6,7 @@
  * whose members are `@all@` or `@online@`; it sees, subscribed both ways, the members of the groups that
  * those groups display. A displayed group of another vhost is written `group@vhost`.
  */
-import type { Jid } from '@service/kernel';
+import type { Jid } from '@service/plugin-api';
 
 /** A group as its displayed list names it. */
 export interface GroupRef {

@@ -3,7 +3,7 @@
  * groups that display it, as XMPP clients see them. Managed with mod_admin_extra's srg_* commands, through
  * the `api` (SharedRosterApi).
  */
-import { KeyedLock, defineModule } from '@service/kernel';
+import { KeyedLock, defineModule } from '@service/plugin-api';
 import type { RosterApi } from '@service/mod_roster';
 import { accountHooks } from './account-hooks.js';
 import { sharedRosterApi } from './api.js';
@@ -21,7 +21,7 @@ export { ALL_USERS, ONLINE_USERS } from './validation.js';
 export default defineModule({
   name: 'mod_shared_roster',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Shared roster groups: group members see each other in their rosters, subscribed both ways',
   doc:
     'A shared roster group has an identifier on a virtual host, a label, a description, members, and a list of ' +

@@ -3,12 +3,12 @@
  * needed and kept current by the register_user and remove_user hooks), and the accounts with an available
  * session (kept by the presence middleware and the session-closed hook).
  */
-import type { KernelServices, XmppService } from '@service/kernel';
+import type { ServerServices, XmppApi } from '@service/plugin-api';
 
 export class HostAccounts {
   readonly #cache = new Map<string, Promise<Set<string>>>();
 
-  constructor(private readonly accounts: KernelServices['accounts']) {}
+  constructor(private readonly accounts: ServerServices['accounts']) {}
 
   /** The bare JIDs of a vhost's accounts. */
   of(host: string): Promise<Set<string>> {
@@ -44,7 +44,7 @@ export class HostAccounts {
 export class OnlineAccounts {
   readonly #online = new Set<string>();
 
-  constructor(private readonly xmpp: XmppService) {}
+  constructor(private readonly xmpp: XmppApi) {}
 
   has(bare: string): boolean {
     return this.#online.has(bare);

@@ -9,7 +9,7 @@
  * Keys stay within MariaDB's 3072-byte index limit in utf8mb4: the widest are four 191-character columns,
  * 3056 bytes.
  */
-import { binaryCollation, type Migration } from '@service/kernel';
+import { binaryCollation, type Migration } from '@service/plugin-api';
 
 export const GROUPS_TABLE = 'shared_roster_groups';
 export const DISPLAYED_TABLE = 'shared_roster_displayed';

@@ -8,7 +8,7 @@
  * roster change itself: the account's own broadcast and probes take care of it. Going offline is handled
  * after the unavailable presence went out, or when the last session ended.
  */
-import type { C2SSession, Middleware, SendContext } from '@service/kernel';
+import type { C2SSession, Middleware, SendContext } from '@service/plugin-api';
 import type { Groups } from './groups.js';
 import type { OnlineAccounts } from './members.js';
 import type { Propagation } from './propagation.js';

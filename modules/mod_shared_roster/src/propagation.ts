@@ -4,7 +4,7 @@
  * presence start or stop flowing as after a subscription). Accounts with no session need nothing: their
  * roster is computed when asked for, and its version changes with it (see mod_roster's shared.ts).
  */
-import { Jid, type Logger, type XmppService } from '@service/kernel';
+import { Jid, type Logger, type XmppApi } from '@service/plugin-api';
 import type { RosterApi, SharedContact, SharedContactChange } from '@service/mod_roster';
 import type { Assumption, SharedView } from './view.js';
 
@@ -16,7 +16,7 @@ export interface PropagationOptions {
 export class Propagation {
   constructor(
     private readonly roster: RosterApi,
-    private readonly xmpp: XmppService,
+    private readonly xmpp: XmppApi,
     private readonly view: SharedView,
     private readonly logger: Logger,
   ) {}

@@ -2,7 +2,7 @@
  * The shared roster rows in SQL (see migrations.ts). The in-memory groups are loaded from here at start,
  * and every change is written here first, in one transaction, before memory follows.
  */
-import { insertRows, retryingTransaction, type Knex } from '@service/kernel';
+import { insertRows, retryingTransaction, type Knex } from '@service/plugin-api';
 import type { DisplayedRef, Group, GroupRef } from './groups.js';
 import { DISPLAYED_TABLE, GROUPS_TABLE, MEMBERS_TABLE } from './migrations.js';
 

@@ -2,7 +2,7 @@
  * What the srg_* arguments may hold. Problems are `bad_argument` errors naming the argument, so that the
  * commands pass them on as they are.
  */
-import { InvalidJid, badArgument, nameprep, nodeprep, type KernelServices } from '@service/kernel';
+import { InvalidJid, badArgument, nameprep, nodeprep, type ServerServices } from '@service/plugin-api';
 import type { GroupRef } from './groups.js';
 import { NAME_LENGTH } from './migrations.js';
 
@@ -15,7 +15,7 @@ function length(text: string): number {
 }
 
 /** A vhost this server serves, normalized. */
-export function servedHost(services: KernelServices, text: string, argument: string): string {
+export function servedHost(services: ServerServices, text: string, argument: string): string {
   let host: string;
   try {
     host = nameprep(text);
@@ -45,7 +45,7 @@ export function label(text: string, argument: string): string {
 }
 
 /** A displayed group: `group` on the same vhost as the group that displays it, or `group@vhost`. */
-export function groupRef(services: KernelServices, text: string, from: string, argument: string): GroupRef {
+export function groupRef(services: ServerServices, text: string, from: string, argument: string): GroupRef {
   const at = text.indexOf('@');
   if (at < 0) return { host: from, name: groupName(text, argument) };
   return { host: servedHost(services, text.slice(at + 1), argument), name: groupName(text.slice(0, at), argument) };

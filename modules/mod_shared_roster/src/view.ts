@@ -3,7 +3,7 @@
  * registered there as a SharedContactsProvider). A contact is shared with an owner when it is a member of
  * a group displayed to one of the owner's groups; its roster groups are the labels of those groups.
  */
-import type { Jid } from '@service/kernel';
+import type { Jid } from '@service/plugin-api';
 import type { SharedContact, SharedContactsProvider } from '@service/mod_roster';
 import { labelOf, type Group, type Groups } from './groups.js';
 import type { HostAccounts, OnlineAccounts } from './members.js';

@@ -5,7 +5,7 @@
  * of one fan-out, and copies, pushes and offline deliveries are new elements: so a record is keyed by the
  * element itself, and lives exactly as long as something (a queue of unacknowledged stanzas) holds it.
  */
-import type { C2SSession, XmlElement } from '@service/kernel';
+import type { C2SSession, XmlElement } from '@service/plugin-api';
 
 interface Delivery {
   /** When it was first written to (or queued for) a session: the XEP-0203 stamp if it goes out again. */

@@ -4,7 +4,7 @@
  * new stream that resumes it gets the unacknowledged ones again. A session that ends for good hands its
  * unacknowledged stanzas to unacknowledged.ts (messages back to routing, once; IQ requests answered).
  */
-import { StreamError, defineModule, x, type C2SSession, type KernelServices, type StreamInContext, type XmlElement } from '@service/kernel';
+import { StreamError, defineModule, x, type C2SSession, type ServerServices, type StreamInContext, type XmlElement } from '@service/plugin-api';
 import { Deliveries } from './deliveries.js';
 import { NS_SM, SmState } from './state.js';
 import { Unacknowledged } from './unacknowledged.js';
@@ -23,7 +23,7 @@ function failed(condition: 'unexpected-request' | 'item-not-found' | 'feature-no
   return x('failed', { xmlns: NS_SM, h }, x(condition, { xmlns: 'urn:ietf:params:xml:ns:xmpp-stanzas' }), text ? x('text', { xmlns: 'urn:ietf:params:xml:ns:xmpp-stanzas' }, text) : undefined);
 }
 
-function createStreamManagement(services: KernelServices, options: () => Options) {
+function createStreamManagement(services: ServerServices, options: () => Options) {
   const { xmpp } = services;
   const deliveries = new Deliveries();
   const unacknowledged = new Unacknowledged(xmpp.router, deliveries, services.logger);
@@ -143,7 +143,7 @@ function createStreamManagement(services: KernelServices, options: () => Options
 export default defineModule({
   name: 'mod_stream_mgmt',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Stream management (XEP-0198): acknowledgements and session resumption',
   doc:
     'Clients that enable stream management (urn:xmpp:sm:3) get stanza acknowledgements both ways. With `resume`, a session whose connection drops stays ' +

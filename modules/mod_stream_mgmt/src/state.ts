@@ -2,7 +2,7 @@
  * Stream management state of one session (XEP-0198): the counters of handled stanzas both ways and the
  * queue of stanzas sent but not yet acknowledged. Counters wrap at 2^32, as the XEP says.
  */
-import type { C2SSession, XmlElement } from '@service/kernel';
+import type { C2SSession, XmlElement } from '@service/plugin-api';
 
 export const NS_SM = 'urn:xmpp:sm:3';
 const WRAP = 2 ** 32;

@@ -15,14 +15,14 @@
  *     ping, a roster or blocklist push): nobody is waiting for that answer;
  *   - presence is dropped: what it said is stale, and subscription requests live on in the roster.
  */
-import { StanzaError, x, type C2SSession, type Logger, type Router, type XmlElement } from '@service/kernel';
+import { StanzaError, x, type C2SSession, type Logger, type RouterApi, type XmlElement } from '@service/plugin-api';
 import type { Deliveries } from './deliveries.js';
 
 const NS_DELAY = 'urn:xmpp:delay';
 
 export class Unacknowledged {
   constructor(
-    private readonly router: Router,
+    private readonly router: RouterApi,
     private readonly deliveries: Deliveries,
     private readonly logger: Logger,
   ) {}

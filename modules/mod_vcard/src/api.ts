@@ -2,8 +2,8 @@
  * What mod_vcard offers the admin commands (get_vcard, set_vcard, the *2 and *2_multi variants,
  * set_nickname): whole vCards and fields by name and subname (see fields.ts for their meaning).
  */
-import { badArgument, type XmlElement } from '@service/kernel';
-import { accountKey } from '@service/kernel';
+import { badArgument, type XmlElement } from '@service/plugin-api';
+import { accountKey } from '@service/plugin-api';
 import { readField, writeField } from './fields.js';
 import { VcardRejected, emptyVcard, type Vcards } from './vcards.js';
 

@@ -17,7 +17,7 @@
  * Writing replaces exactly the values read, keeping the rest of the vCard; children are placed in the
  * DTD's order, and an ORG always has its ORGNAME (empty when there is no name), as the DTD requires.
  */
-import { x, type XmlElement } from '@service/kernel';
+import { x, type XmlElement } from '@service/plugin-api';
 
 interface TypedEntry {
   readonly flags: ReadonlySet<string>;

@@ -2,8 +2,8 @@
  * mod_vcard: vCards (XEP-0054). Clients read any local account's vCard and set their own; the admin
  * commands read and write whole vCards or single fields through the `api` (VcardApi).
  */
-import { defineModule } from '@service/kernel';
-import { accountKey } from '@service/kernel';
+import { defineModule } from '@service/plugin-api';
+import { accountKey } from '@service/plugin-api';
 import { vcardApi } from './api.js';
 import { vcardIqHandlers } from './iq.js';
 import { VCARD_MIGRATIONS } from './migrations.js';
@@ -15,7 +15,7 @@ export type { VcardApi } from './api.js';
 export default defineModule({
   name: 'mod_vcard',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'vCards (XEP-0054)',
   options: {
     max_size: {

@@ -2,10 +2,10 @@
  * vcard-temp (XEP-0054): an account reads any local account's vCard (an empty one when none is stored)
  * and replaces its own. The server's own vCard is empty.
  */
-import { StanzaError, type IqContext, type IqHandlerRegistration, type KernelServices, type XmlElement } from '@service/kernel';
+import { StanzaError, type IqContext, type IqHandlerRegistration, type ServerServices, type XmlElement } from '@service/plugin-api';
 import { VcardRejected, NS_VCARD, emptyVcard, type Vcards } from './vcards.js';
 
-export function vcardIqHandlers(vcards: Vcards, services: KernelServices): IqHandlerRegistration[] {
+export function vcardIqHandlers(vcards: Vcards, services: ServerServices): IqHandlerRegistration[] {
   return [
     { type: 'get', ns: NS_VCARD, to: 'account', handler: (ctx) => getAccountVcard(vcards, services, ctx) },
     { type: 'set', ns: NS_VCARD, to: 'account', handler: (ctx) => setOwnVcard(vcards, ctx) },
@@ -17,7 +17,7 @@ function checkPayload(ctx: IqContext): void {
   if (!ctx.payload.is('vCard', NS_VCARD)) throw new StanzaError('bad-request', `expected <vCard xmlns='${NS_VCARD}'/>`);
 }
 
-async function getAccountVcard(vcards: Vcards, services: KernelServices, ctx: IqContext): Promise<XmlElement> {
+async function getAccountVcard(vcards: Vcards, services: ServerServices, ctx: IqContext): Promise<XmlElement> {
   checkPayload(ctx);
   const account = { user: ctx.to.user!, host: ctx.to.host };
   // RFC 6121 §8.5.1: an IQ for an account that does not exist is <service-unavailable/>.

@@ -1,5 +1,5 @@
 /** The table of vCards (XEP-0054): one vCard per account, kept as the XML the client set. */
-import { binaryCollation, type Migration } from '@service/kernel';
+import { binaryCollation, type Migration } from '@service/plugin-api';
 
 export const VCARD_TABLE = 'vcards';
 

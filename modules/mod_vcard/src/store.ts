@@ -1,8 +1,8 @@
 /** vCards in SQL, one per account. */
-import type { ModuleContext, XmlElement } from '@service/kernel';
-import type { AccountKey } from '@service/kernel';
+import type { ModuleContext, XmlElement } from '@service/plugin-api';
+import type { AccountKey } from '@service/plugin-api';
 import { VCARD_TABLE } from './migrations.js';
-import { fromStoredXml } from '@service/kernel';
+import { fromStoredXml } from '@service/plugin-api';
 
 type Db = ModuleContext['db'];
 

@@ -2,10 +2,10 @@
  * The vCards of accounts, with the rules every writer obeys (an IQ set, an admin command): a
  * <vCard xmlns='vcard-temp'/> element, no larger than `max_size` bytes once stored.
  */
-import { x, type XmlElement } from '@service/kernel';
-import type { AccountKey } from '@service/kernel';
+import { x, type XmlElement } from '@service/plugin-api';
+import type { AccountKey } from '@service/plugin-api';
 import type { VcardStore } from './store.js';
-import { toStoredXml } from '@service/kernel';
+import { toStoredXml } from '@service/plugin-api';
 
 export const NS_VCARD = 'vcard-temp';
 

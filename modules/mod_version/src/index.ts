@@ -1,11 +1,11 @@
 /** mod_version: software version (XEP-0092), answered by the server for its own domain. */
-import { defineModule } from '@service/kernel';
+import { defineModule } from '@service/plugin-api';
 import { NS_VERSION, versionQuery } from './version-query.js';
 
 export default defineModule({
   name: 'mod_version',
   version: '0.1.0',
-  kernel: '^0.1.0',
+  pluginApi: '^0.1.0',
   summary: 'Software version (XEP-0092) of the server',
   options: {
     show_os: { type: 'boolean', default: true, doc: 'Include the operating system (type and release) in the answer.' },
@@ -14,7 +14,7 @@ export default defineModule({
     let showOs = ctx.options.show_os;
     return {
       xmpp: {
-        iq: [{ type: 'get', ns: NS_VERSION, to: 'server', handler: () => versionQuery(showOs) }],
+        iq: [{ type: 'get', ns: NS_VERSION, to: 'server', handler: () => versionQuery(ctx.services.server.version, showOs) }],
         disco: [{ scope: 'server', features: [NS_VERSION] }],
       },
       reload(next) {

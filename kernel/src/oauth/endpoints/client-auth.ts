@@ -2,7 +2,7 @@
  * Client authentication for revocation (RFC 7009) and introspection (RFC 7662): a registered client, with
  * its secret when it has one. No client at all is `undefined`; a wrong one is `invalid_client`.
  */
-import type { HttpContext } from '../../http/types.js';
+import type { HttpContext } from '@service/plugin-api';
 import type { OAuthClient } from '../clients.js';
 import type { OAuthService } from '../service.js';
 import { clientCredentials } from './client-policy.js';

@@ -6,7 +6,7 @@
  *   allow         any client_id; a registered client is still held to its redirect URI and its secret;
  *   deny          no client at all: both flows are closed.
  */
-import type { HttpContext } from '../../http/types.js';
+import type { HttpContext } from '@service/plugin-api';
 import { redirectUriProblem } from '../clients.js';
 import type { OAuthService } from '../service.js';
 import { OAuthError } from './oauth-error.js';

@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { AccountService } from '../../accounts/accounts.js';
 import type { LoginThrottle } from '../../accounts/login-throttle.js';
-import type { HttpContext, HttpRequestHandler } from '../../http/types.js';
+import type { HttpContext, HttpRequestHandler } from '@service/plugin-api';
 import type { Logger } from '../../log/logger.js';
 import { loadProviderKeys, type ProviderKeys } from '../provider/keys.js';
 import { Interactions } from '../provider/interaction.js';

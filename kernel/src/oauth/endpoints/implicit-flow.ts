@@ -6,7 +6,7 @@
  * Errors follow RFC 6749 §4.2.2.1: when the client or its redirect URI cannot be trusted the person gets an
  * error page and no redirect; any other error goes back to the client as `error=…&state=…`.
  */
-import type { HttpContext } from '../../http/types.js';
+import type { HttpContext } from '@service/plugin-api';
 import type { Logger } from '../../log/logger.js';
 import { InvalidScope, splitScopes } from '../scopes.js';
 import type { OAuthService } from '../service.js';

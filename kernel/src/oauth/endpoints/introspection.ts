@@ -3,7 +3,7 @@
  * learns whether a token is active, and if so its scopes, owner, client and times. Anything not active —
  * unknown, expired, revoked, or a refresh token already used — is just `{"active": false}`.
  */
-import type { HttpContext } from '../../http/types.js';
+import type { HttpContext } from '@service/plugin-api';
 import type { OAuthService } from '../service.js';
 import { authenticateClient } from './client-auth.js';
 import { OAuthError, sendOAuthJson } from './oauth-error.js';

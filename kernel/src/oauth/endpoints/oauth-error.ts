@@ -2,7 +2,7 @@
  * OAuth errors as RFC 6749 §5.2 writes them: a JSON body {error, error_description}, `Cache-Control:
  * no-store`, and for a client that failed to authenticate a 401 with `WWW-Authenticate`.
  */
-import type { HttpContext } from '../../http/types.js';
+import type { HttpContext } from '@service/plugin-api';
 
 export type OAuthErrorCode =
   | 'invalid_request'

@@ -4,7 +4,7 @@
  * escaped, in text and in double-quoted attributes alike; the pages load nothing, may not be framed
  * (clickjacking), and their forms lead only here and to the client.
  */
-import type { HttpContext } from '../../http/types.js';
+import type { HttpContext } from '@service/plugin-api';
 import { noStore } from './oauth-error.js';
 
 export function escapeHtml(text: string): string {

@@ -2,9 +2,9 @@
  * Request parameters of the OAuth endpoints: the query of a GET, the urlencoded body of a POST. RFC 6749
  * §3.1 forbids sending a parameter twice, so a repeated one is an error rather than a silent pick.
  */
-import { CommandError } from '../../commands/errors.js';
-import { readBodyText } from '../../http/body.js';
-import type { HttpContext } from '../../http/types.js';
+import { CommandError } from '@service/plugin-api';
+import { readBodyText } from '@service/plugin-api';
+import type { HttpContext } from '@service/plugin-api';
 import { OAuthError } from './oauth-error.js';
 
 /** Forms and token requests are small; a cap well below the listener's keeps abuse cheap. */

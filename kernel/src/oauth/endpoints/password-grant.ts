@@ -3,7 +3,7 @@
  * (space-separated) and an optional `ttl`; the client is checked per oauth_client_id_check. The answer is
  * RFC 6749's JSON: access_token, token_type, expires_in, scope.
  */
-import type { HttpContext } from '../../http/types.js';
+import type { HttpContext } from '@service/plugin-api';
 import type { Logger } from '../../log/logger.js';
 import { InvalidScope, splitScopes } from '../scopes.js';
 import type { OAuthService } from '../service.js';

@@ -4,8 +4,8 @@
  * then oauth_access. Each outcome says what it is, so a denial is never reported as a bad password.
  */
 import type { AccountService } from '../../accounts/accounts.js';
-import { InvalidJid, parseJid } from '../../accounts/jid.js';
-import { CommandError } from '../../commands/errors.js';
+import { InvalidJid, parseJid } from '@service/plugin-api';
+import { CommandError } from '@service/plugin-api';
 import type { OAuthService } from '../service.js';
 import type { LoginThrottle } from '../../accounts/login-throttle.js';
 

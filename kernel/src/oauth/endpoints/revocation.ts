@@ -4,7 +4,7 @@
  * unless it was issued to a confidential client. Revoking a refresh token ends its whole grant. Unknown
  * and expired tokens are answered 200 like revoked ones (§2.2): the answer tells nothing about a token.
  */
-import type { HttpContext } from '../../http/types.js';
+import type { HttpContext } from '@service/plugin-api';
 import type { ModelStore } from '../provider/model-store.js';
 import type { OAuthService } from '../service.js';
 import { authenticateClient } from './client-auth.js';

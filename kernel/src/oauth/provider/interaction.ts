@@ -7,7 +7,7 @@
 import type Provider from 'oidc-provider';
 import type { InteractionDetails } from 'oidc-provider';
 import type { AccountService } from '../../accounts/accounts.js';
-import type { HttpContext } from '../../http/types.js';
+import type { HttpContext } from '@service/plugin-api';
 import type { Logger } from '../../log/logger.js';
 import { tokenRefusal } from '../eligibility.js';
 import { InvalidScope, splitScopes } from '../scopes.js';

@@ -1,19 +1,8 @@
 /**
- * Stream features that modules add to what an authenticated client is offered (stream management, roster
- * versioning, client state indication…). The kernel itself offers STARTTLS, SASL, bind and session.
+ * The stream features modules registered (the registration shape is the plugin API's), offered to an
+ * authenticated client after the kernel's bind and session.
  */
-import type { XmlElement } from '../xml/element.js';
-
-export interface FeatureContext {
-  /** The authenticated account's domain. */
-  readonly host: string;
-  readonly secure: boolean;
-}
-
-export interface StreamFeatureRegistration {
-  /** The feature element to offer, or undefined to offer nothing on this stream. */
-  build(ctx: FeatureContext): XmlElement | undefined;
-}
+import type { FeatureContext, StreamFeatureRegistration, XmlElement } from '@service/plugin-api';
 
 export class StreamFeatures {
   #features: Array<StreamFeatureRegistration & { owner: string }> = [];

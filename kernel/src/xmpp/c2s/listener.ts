@@ -7,9 +7,9 @@ import { createServer as createNetServer, type Server, type Socket } from 'node:
 import { createServer as createTlsServer } from 'node:tls';
 import type { C2sListenerConfig } from '../../config/listeners.js';
 import { listen } from '../../http/listener.js';
-import { StreamError } from '../errors.js';
+import { StreamError } from '@service/plugin-api';
 import type { CertificateStore } from '../tls/certificates.js';
-import { DEFAULT_LIMITS } from '../xml/stream-parser.js';
+import { DEFAULT_LIMITS } from '@service/plugin-api';
 import { C2SStream, type C2SEnvironment } from './stream.js';
 import { TcpTransport, type TlsSettings } from './tcp-transport.js';
 

@@ -3,21 +3,22 @@
  * the router. Elements are handled one at a time, in order. Anything the RFC forbids ends the stream with
  * the stream error it names; the session (when there is one) ends with it.
  */
+import { Session } from '../sm/session.js';
 import { randomBytes } from 'node:crypto';
 import type { AccessControl } from '../../access/access-control.js';
 import type { AccountService } from '../../accounts/accounts.js';
 import type { LoginThrottle } from '../../accounts/login-throttle.js';
-import { InvalidJid, resourceprep } from '../../accounts/jid.js';
+import { InvalidJid, resourceprep } from '@service/plugin-api';
 import type { HookBus } from '../../hooks/hooks.js';
 import type { Logger } from '../../log/logger.js';
-import { StanzaError, StreamError, errorReply, type StreamErrorCondition } from '../errors.js';
-import { Jid } from '../jid.js';
-import { NS } from '../ns.js';
-import type { StreamControl, StreamInContext } from '../routing/contexts.js';
-import { SaslFailure, type SaslConnection, type SaslExchange, type SaslMechanism, type SaslPeer } from '../sasl/mechanism.js';
+import { StanzaError, StreamError, errorReply, type StreamErrorCondition } from '@service/plugin-api';
+import { Jid } from '@service/plugin-api';
+import { NS } from '@service/plugin-api';
+import type { StreamControl, StreamInContext } from '@service/plugin-api';
+import { SaslFailure, type SaslConnection, type SaslExchange, type SaslMechanism, type SaslPeer } from '@service/plugin-api';
 import type { XmppService } from '../service.js';
-import { C2SSession } from '../sm/session.js';
-import { x, type XmlElement } from '../xml/element.js';
+import type { C2SSession } from '@service/plugin-api';
+import { x, type XmlElement } from '@service/plugin-api';
 import type { Transport } from './transport.js';
 
 export interface C2SStreamOptions {
@@ -424,7 +425,7 @@ export class C2SStream implements StreamControl {
       return reply(new StanzaError('bad-request', err.message).toElement(), 'error');
     }
     const jid = new Jid(this.#user, this.#host!, resource);
-    const session = new C2SSession({ jid, connection: this.transport.kind, ip: this.transport.ip, port: this.transport.port }, this.#outlet);
+    const session = new Session({ jid, connection: this.transport.kind, ip: this.transport.ip, port: this.transport.port }, this.#outlet);
     this.#session = session;
     const replaced = this.env.xmpp.sessions.add(session);
     if (replaced && !replaced.outlet) void this.env.xmpp.endSession(replaced);

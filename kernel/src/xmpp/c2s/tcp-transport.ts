@@ -6,10 +6,10 @@ import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import { normalizeIp } from '../../access/ip.js';
-import { NS } from '../ns.js';
-import type { ChannelBindingType } from '../sasl/mechanism.js';
-import { serialize, escapeAttr, type XmlElement } from '../xml/element.js';
-import { StreamParser, type StreamParserLimits } from '../xml/stream-parser.js';
+import { NS } from '@service/plugin-api';
+import type { ChannelBindingType } from '@service/plugin-api';
+import { serialize, escapeAttr, type XmlElement } from '@service/plugin-api';
+import { StreamParser, type StreamParserLimits } from '@service/plugin-api';
 import type { Transport, TransportEvents } from './transport.js';
 
 /** A client that stops reading while we keep writing is dropped past this many buffered bytes. */

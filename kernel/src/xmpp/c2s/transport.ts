@@ -3,9 +3,9 @@
  * logic is the same for both; only framing differs (a <stream:stream> document versus one element per
  * WebSocket message with <open/> and <close/>), and that lives here.
  */
-import type { ParseErrorCondition } from '../xml/stream-parser.js';
-import type { XmlElement } from '../xml/element.js';
-import type { ChannelBindingType } from '../sasl/mechanism.js';
+import type { ParseErrorCondition } from '@service/plugin-api';
+import type { XmlElement } from '@service/plugin-api';
+import type { ChannelBindingType } from '@service/plugin-api';
 import type { ConnectionKind } from '../sm/session.js';
 
 export interface TransportEvents {

@@ -7,10 +7,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { HttpListenerConfig } from '../../config/listeners.js';
-import type { HttpRequestHandler } from '../../http/types.js';
-import { sendError } from '../../http/respond.js';
-import { StreamError } from '../errors.js';
-import { DEFAULT_LIMITS } from '../xml/stream-parser.js';
+import type { HttpRequestHandler } from '@service/plugin-api';
+import { sendError } from '@service/plugin-api';
+import { StreamError } from '@service/plugin-api';
+import { DEFAULT_LIMITS } from '@service/plugin-api';
 import { C2SStream, type C2SEnvironment, type C2SStreamOptions } from './stream.js';
 import { WebSocketTransport } from './ws-transport.js';
 

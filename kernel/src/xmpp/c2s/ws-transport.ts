@@ -5,10 +5,10 @@
  */
 import type { WebSocket } from 'ws';
 import { normalizeIp } from '../../access/ip.js';
-import { NS } from '../ns.js';
-import type { ChannelBindingType } from '../sasl/mechanism.js';
-import { XmlElement, serialize, x } from '../xml/element.js';
-import { ParseError, parseElement, type StreamParserLimits } from '../xml/stream-parser.js';
+import { NS } from '@service/plugin-api';
+import type { ChannelBindingType } from '@service/plugin-api';
+import { XmlElement, serialize, x } from '@service/plugin-api';
+import { ParseError, parseElement, type StreamParserLimits } from '@service/plugin-api';
 import type { Transport, TransportEvents } from './transport.js';
 
 const STANZAS = new Set(['message', 'presence', 'iq']);

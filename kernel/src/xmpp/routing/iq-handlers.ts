@@ -1,39 +1,8 @@
 /**
- * IQ handlers by payload namespace, type and target: the server itself (`to` its domain) or an account
- * (`to` a bare JID, or no `to`: the sender's own account, RFC 6120 §10.3.3). A handler returns the result
- * payload (or nothing for an empty result) or throws a StanzaError; an IQ nobody handles is answered
- * with <service-unavailable/>.
+ * The registered IQ handlers (the handler contract is the plugin API's), by payload namespace, type and
+ * target, each tagged with the module that registered it.
  */
-import type { Jid } from '../jid.js';
-import type { C2SSession } from '../sm/session.js';
-import type { XmlElement } from '../xml/element.js';
-
-export type IqTarget = 'server' | 'account';
-
-export interface IqContext {
-  readonly stanza: XmlElement;
-  /** The first child element: the query. */
-  readonly payload: XmlElement;
-  readonly from: Jid;
-  /** The server's domain, or the bare JID of the account addressed. */
-  readonly to: Jid;
-  /** The sender addresses its own account. */
-  readonly self: boolean;
-  /** The sender's session, when it is a local client. */
-  readonly session?: C2SSession;
-}
-
-export type IqHandler = (ctx: IqContext) => Promise<XmlElement | void> | XmlElement | void;
-
-export interface IqHandlerRegistration {
-  readonly type: 'get' | 'set';
-  /** Namespace of the payload element. */
-  readonly ns: string;
-  /** Restricts to one payload element name (for namespaces shared by several, like XEP-0191). */
-  readonly name?: string;
-  readonly to: IqTarget;
-  readonly handler: IqHandler;
-}
+import type { IqHandler, IqHandlerRegistration, IqTarget, XmlElement } from '@service/plugin-api';
 
 export class IqHandlers {
   readonly #handlers = new Map<string, Array<IqHandlerRegistration & { owner: string }>>();

@@ -3,18 +3,19 @@
  * a component domain, or back to the sender as an error. Modules act through the chains (contexts.ts);
  * the defaults here are the RFC's rules.
  */
+import type { DomainHandler } from '@service/plugin-api';
 import type { AccountService } from '../../accounts/accounts.js';
 import type { Logger } from '../../log/logger.js';
-import { StanzaError, errorReply } from '../errors.js';
-import { Jid } from '../jid.js';
+import { StanzaError, errorReply } from '@service/plugin-api';
+import { Jid } from '@service/plugin-api';
 import type { SessionManager } from '../sm/session-manager.js';
 import type { C2SSession } from '../sm/session.js';
-import { x, type XmlElement } from '../xml/element.js';
-import { Chain } from './chain.js';
-import type { DeliverContext, OfflineContext, ReceiveContext, SendContext, StreamInContext } from './contexts.js';
-import type { IqHandlers, IqTarget } from './iq-handlers.js';
+import { x, type XmlElement } from '@service/plugin-api';
+import { Chain } from '@service/plugin-api';
+import type { DeliverContext, OfflineContext, ReceiveContext, SendContext, StreamInContext } from '@service/plugin-api';
+import type { IqHandlers } from './iq-handlers.js';
+import type { IqTarget } from '@service/plugin-api';
 
-export type DomainHandler = (stanza: XmlElement, from: Jid, to: Jid) => Promise<void> | void;
 
 export class Router {
   readonly chains = {

@@ -2,8 +2,8 @@
  * SASL PLAIN (RFC 4616): authzid NUL authcid NUL password, checked against the account's stored
  * credentials (through the verified-credential cache).
  */
-import { InvalidJid, nodeprep } from '../../accounts/jid.js';
-import { SaslFailure, type SaslMechanism } from './mechanism.js';
+import { InvalidJid, nodeprep } from '@service/plugin-api';
+import { SaslFailure, type SaslMechanism } from '@service/plugin-api';
 
 export const plainMechanism: SaslMechanism = {
   name: 'PLAIN',

@@ -15,11 +15,11 @@
  *   tls-unique (slixmpp 1.8, Python's ssl) sends `y` honestly after its -PLUS attempt fails.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { InvalidJid, nodeprep } from '../../accounts/jid.js';
+import { InvalidJid, nodeprep } from '@service/plugin-api';
 import { DEFAULT_SCRAM_ITERATIONS, SCRAM_SALT_BYTES, scramDigest, scramHmac, type ScramHash } from '../../accounts/scram.js';
 import { unescapeSaslname } from './gs2.js';
 import { checkAuthzid } from './plain.js';
-import { SaslFailure, type ChannelBindingType, type SaslExchange, type SaslMechanism, type SaslPeer, type SaslServices } from './mechanism.js';
+import { SaslFailure, type ChannelBindingType, type SaslExchange, type SaslMechanism, type SaslPeer, type SaslServices } from '@service/plugin-api';
 
 const FAKE_SALT_KEY = randomBytes(32);
 

@@ -3,7 +3,7 @@
  * already bound replaces the older session (it gets a <conflict/> stream error), as RFC 6120 §7.7.2.2
  * allows and clients expect.
  */
-import { StreamError } from '../errors.js';
+import { StreamError } from '@service/plugin-api';
 import type { C2SSession } from './session.js';
 
 export class SessionManager {

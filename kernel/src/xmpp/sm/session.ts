@@ -4,32 +4,12 @@
  * connection is gone and give it a new one on resumption.
  */
 import { randomBytes } from 'node:crypto';
-import type { Jid } from '../jid.js';
-import type { StreamError } from '../errors.js';
-import type { XmlElement } from '../xml/element.js';
+import type { C2SSession, ConnectionKind, Jid, SessionInfo, StanzaOutlet, XmlElement } from '@service/plugin-api';
 
-/** Where a session's stanzas go: the stream it is bound on. */
-export interface StanzaOutlet {
-  write(stanza: XmlElement): void;
-  /** Ends the stream, with a stream error when given. */
-  close(error?: StreamError): void;
-  /**
-   * Handles a stanza as if the client had sent it on this stream, after what it already sent (`from` is
-   * stamped with the session's JID). Resolves false when the stream no longer carries a bound session.
-   */
-  sendAsClient?(stanza: XmlElement): Promise<boolean>;
-}
+export type { C2SSession, ConnectionKind, SessionInfo, StanzaOutlet } from '@service/plugin-api';
 
-export type ConnectionKind = 'c2s' | 'c2s_tls' | 'websocket';
-
-export interface SessionInfo {
-  readonly jid: Jid;
-  readonly connection: ConnectionKind;
-  readonly ip: string;
-  readonly port: number;
-}
-
-export class C2SSession {
+/** The server's session record: what the plugin API's C2SSession describes. */
+export class Session implements C2SSession {
   /** Unique, also across resumptions of the same stream (stream management uses it as its id). */
   readonly id = randomBytes(12).toString('base64url');
   readonly startedAt = Date.now();

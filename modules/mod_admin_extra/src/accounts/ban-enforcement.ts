@@ -10,7 +10,7 @@
  *
  * The hooks are registered under the module's name, so they go when mod_admin_extra stops.
  */
-import { SaslFailure, StreamError, type AccountKey } from '@service/kernel';
+import { SaslFailure, StreamError, type AccountKey } from '@service/plugin-api';
 import type { AdminContext } from '../context.js';
 import type { BanDetails, BanRecords } from './ban-records.js';
 

@@ -13,7 +13,7 @@
  * for a short while; only these commands change a ban, and they update it at once. XMPP logins always
  * read storage.
  */
-import { x, type AccountKey, type XmlElement } from '@service/kernel';
+import { x, type AccountKey, type XmlElement } from '@service/plugin-api';
 import type { ClaimedNamespace } from '@service/mod_private';
 
 export const NS_BANNED = 'jabber:service:banned';

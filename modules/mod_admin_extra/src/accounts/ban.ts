@@ -4,7 +4,7 @@
  * the password is left alone (25.07 replaced it with a random one). get_ban_details reads the ban back;
  * unban_account removes it, and the same password logs in again.
  */
-import { KeyedLock, conflict, defineCommand, type AccountKey, type HandlersFor } from '@service/kernel';
+import { KeyedLock, conflict, defineCommand, type AccountKey, type HandlersFor } from '@service/plugin-api';
 import type { LastActivityApi } from '@service/mod_last';
 import type { ClaimedNamespace, PrivateStorageApi } from '@service/mod_private';
 import { host, user } from '../args.js';
@@ -74,7 +74,7 @@ export const banCommands = [
 ] as const;
 
 export function banHandlers(ctx: AdminContext): HandlersFor<typeof banCommands> {
-  const { xmpp, oauth } = ctx.services;
+  const { xmpp, tokens } = ctx.services;
   // Claimed at start: mod_private restarts restart this module too, so the claim lives as long as both.
   const claimed = ctx.depends<PrivateStorageApi | undefined>('mod_private')?.claim(NS_BANNED);
   if (claimed) ctx.onStop(() => claimed.release());
@@ -110,7 +110,7 @@ export function banHandlers(ctx: AdminContext): HandlersFor<typeof banCommands> 
         // the kick is refused.
         await bans.write(storage, account, ban);
         const kicked = await xmpp.kickAccount(jid, kickError(ban));
-        const revoked = await oauth.tokens.revokeWhere({ account });
+        const revoked = await tokens.revokeAccount(account);
         call.log.info({ account: jid, kicked, revoked }, 'account %s banned: %d session(s) closed, %d token(s) revoked', jid, kicked, revoked);
       });
     },

@@ -3,7 +3,7 @@
  * bans (ban_account, get_ban_details, unban_account), purging inactive accounts (delete_old_users,
  * delete_old_users_vhost), and statistics (stats, stats_host).
  */
-import type { HandlersFor } from '@service/kernel';
+import type { HandlersFor } from '@service/plugin-api';
 import type { AdminContext } from '../context.js';
 import { banCommands, banHandlers } from './ban.js';
 import { oldUserCommands, oldUserHandlers } from './old-users.js';

@@ -11,7 +11,7 @@
  * Long on a big server (one account removal after another): progress is reported per account examined,
  * which servicectl shows on a terminal.
  */
-import { badArgument, defineCommand, failed, hostKey, type CallContext, type CommandError, type HandlersFor } from '@service/kernel';
+import { badArgument, defineCommand, failed, hostKey, type CallContext, type CommandError, type HandlersFor } from '@service/plugin-api';
 import type { LastActivityApi } from '@service/mod_last';
 import { host } from '../args.js';
 import { need, type AdminContext } from '../context.js';

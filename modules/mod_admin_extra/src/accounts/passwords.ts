@@ -5,7 +5,7 @@
  * wrong password). Everything else that goes wrong is an error that names what is at fault.
  */
 import { createHash, getHashes, timingSafeEqual } from 'node:crypto';
-import { CommandError, accountKey, badArgument, defineCommand, failed, notFound, type HandlersFor } from '@service/kernel';
+import { CommandError, accountKey, badArgument, defineCommand, failed, notFound, type HandlersFor } from '@service/plugin-api';
 import { host, user } from '../args.js';
 import type { AdminContext } from '../context.js';
 import { bareJid, servedHost } from '../lookup.js';

@@ -2,7 +2,7 @@
  * stats and stats_host: a few counters for monitoring scripts. This server runs as one node, so the
  * server-wide and this-node figures are the same.
  */
-import { badArgument, defineCommand, type HandlersFor } from '@service/kernel';
+import { badArgument, defineCommand, type HandlersFor } from '@service/plugin-api';
 import { host } from '../args.js';
 import type { AdminContext } from '../context.js';
 import { servedHost } from '../lookup.js';

@@ -4,7 +4,7 @@
  * contact may be any valid JID, a remote one or a local name not registered (yet) included, as in any
  * client's roster.
  */
-import { InvalidJid, Jid, badArgument, nameprep, nodeprep } from '@service/kernel';
+import { InvalidJid, Jid, badArgument, nameprep, nodeprep } from '@service/plugin-api';
 import type { AdminContext } from '../context.js';
 import { existingAccount, USER_HOST, type AccountArgs } from '../lookup.js';
 

@@ -9,7 +9,7 @@
  * rosters say the same and presence flows as both say. The contact's name and groups for the owner are
  * left as they are (an item created for it has none).
  */
-import { CommandError, type Jid } from '@service/kernel';
+import { CommandError, type Jid } from '@service/plugin-api';
 import { RosterError, type RosterApi, type RosterItem, type Subscription } from '@service/mod_roster';
 import type { AdminContext } from '../context.js';
 import { isLocalAccount } from './accounts.js';

@@ -17,7 +17,7 @@
  * `?`) work, `[_]` and `[%]` matching the characters themselves; the Mnesia row's lists and globs are
  * accepted there too, so that a script written for either backend keeps working.
  */
-import { badArgument, type DbKind } from '@service/kernel';
+import { badArgument, type DbKind } from '@service/plugin-api';
 import type { Subscription } from '@service/mod_roster';
 
 export const SUBSCRIPTIONS: readonly Subscription[] = ['none', 'from', 'to', 'both'];

@@ -3,7 +3,7 @@
  * (process.ts, its filter grammar in filter.ts), push_roster and push_roster_all (push-roster.ts, the file
  * format in push-file.ts), push_alltoall (push-alltoall.ts). All of them work through mod_roster's API.
  */
-import type { HandlersFor } from '@service/kernel';
+import type { HandlersFor } from '@service/plugin-api';
 import type { AdminContext } from '../context.js';
 import { itemCommands, itemHandlers } from './items.js';
 import { processCommands, processHandlers } from './process.js';

@@ -3,7 +3,7 @@
  * older `group` text), delete_rosteritem, get_roster, get_roster_count. Everything goes through
  * mod_roster's API, so the owner's clients get their roster pushes and presence follows subscriptions.
  */
-import { badArgument, conflict, defineCommand, notFound, type HandlersFor } from '@service/kernel';
+import { badArgument, conflict, defineCommand, notFound, type HandlersFor } from '@service/plugin-api';
 import type { RosterApi, Subscription } from '@service/mod_roster';
 import { host as hostArg, user as userArg } from '../args.js';
 import { need, type AdminContext } from '../context.js';

@@ -2,7 +2,7 @@
  * process_rosteritems: list or delete the roster items of every account that match a filter (the grammar
  * is in filter.ts). Rows are read in pages, narrowed by subscription in the database and by the rest here.
  */
-import { badArgument, defineCommand, type HandlersFor } from '@service/kernel';
+import { badArgument, defineCommand, type HandlersFor } from '@service/plugin-api';
 import type { RosterApi } from '@service/mod_roster';
 import { need, type AdminContext } from '../context.js';
 import { asksOf, parseFilter, SUBSCRIPTIONS } from './filter.js';

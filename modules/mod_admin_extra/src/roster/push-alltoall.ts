@@ -3,7 +3,7 @@
  * subscription both, in the given group. The batch is planned and checked before any item is written
  * (see batch.ts), so a roster that would overflow max_roster_size changes nothing.
  */
-import { badArgument, defineCommand, Jid, type HandlersFor } from '@service/kernel';
+import { badArgument, defineCommand, Jid, type HandlersFor } from '@service/plugin-api';
 import type { RosterApi } from '@service/mod_roster';
 import { host as hostArg } from '../args.js';
 import { need, type AdminContext } from '../context.js';

@@ -21,7 +21,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { badArgument, notFound } from '@service/kernel';
+import { badArgument, notFound } from '@service/plugin-api';
 
 export interface PushEntry {
   readonly user: string;

@@ -10,7 +10,7 @@
  * The whole file is read and checked before anything is written: a missing file, a malformed one, an
  * invalid JID, an unknown account or a roster that would overflow changes nothing.
  */
-import { CommandError, defineCommand, type CallContext, type HandlersFor, type Jid } from '@service/kernel';
+import { CommandError, defineCommand, type CallContext, type HandlersFor, type Jid } from '@service/plugin-api';
 import type { RosterApi } from '@service/mod_roster';
 import { host as hostArg, user as userArg } from '../args.js';
 import { need, type AdminContext } from '../context.js';

@@ -1,7 +1,7 @@
 /**
  * Sessions and presence (connected_users_info, user_sessions_info, connected_users_vhost, num_resources, resource_num, kick_session, get_presence, set_presence, status_list*, status_num*) and stanzas (send_message, send_stanza, send_stanza_c2s, privacy_set).
  */
-import type { HandlersFor } from '@service/kernel';
+import type { HandlersFor } from '@service/plugin-api';
 import type { AdminContext } from '../context.js';
 import { infoCommands, infoHandlers } from './info.js';
 import { kickCommands, kickHandlers } from './kick.js';

@@ -4,7 +4,7 @@
  * session manager only: nothing here touches storage unless an account has no session (to tell "no
  * session" from "no such account").
  */
-import { badArgument, defineCommand, type C2SSession, type HandlersFor } from '@service/kernel';
+import { badArgument, defineCommand, type C2SSession, type HandlersFor } from '@service/plugin-api';
 import { host, user } from '../args.js';
 import type { AdminContext } from '../context.js';
 import { accountSessions, servedHost } from './target.js';

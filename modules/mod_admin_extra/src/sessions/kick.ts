@@ -2,7 +2,7 @@
  * kick_session: closes one session, telling its client why. The same stream error kick_user sends, with
  * the operator's reason as its text.
  */
-import { StreamError, defineCommand, type HandlersFor } from '@service/kernel';
+import { StreamError, defineCommand, type HandlersFor } from '@service/plugin-api';
 import { host, user } from '../args.js';
 import type { AdminContext } from '../context.js';
 import { connectedSession } from './target.js';

@@ -3,7 +3,7 @@
  * its client had sent it (set_presence): the stanza goes through the session's own stream, so the kernel
  * records it and mod_presence broadcasts it exactly as for a client's presence.
  */
-import { badArgument, defineCommand, failed, x, type C2SSession, type CommandHandler, type XmlElement } from '@service/kernel';
+import { badArgument, defineCommand, failed, x, type C2SSession, type CommandHandler, type XmlElement } from '@service/plugin-api';
 import { host, user } from '../args.js';
 import type { AdminContext } from '../context.js';
 import { accountSessions, connectedSession } from './target.js';

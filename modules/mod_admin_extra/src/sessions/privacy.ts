@@ -3,7 +3,7 @@
  * through mod_privacy's api (the same requests code its IQ handler runs), so that the account's
  * connected resources get the list pushes a client's change would bring.
  */
-import { StanzaError, badArgument, conflict, defineCommand, failed, notFound, type HandlersFor } from '@service/kernel';
+import { StanzaError, badArgument, conflict, defineCommand, failed, notFound, type HandlersFor } from '@service/plugin-api';
 import type { PrivacyApi } from '@service/mod_privacy';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';

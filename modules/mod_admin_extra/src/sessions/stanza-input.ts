@@ -4,7 +4,7 @@
  * could send, with a valid type: the command refuses anything else with bad_argument, before anything
  * is sent.
  */
-import { DEFAULT_LIMITS, InvalidJid, Jid, NS, ParseError, badArgument, parseElement, type XmlElement } from '@service/kernel';
+import { DEFAULT_LIMITS, InvalidJid, Jid, NS, ParseError, badArgument, parseElement, type XmlElement } from '@service/plugin-api';
 
 const TYPES: Readonly<Record<string, readonly string[]>> = {
   message: ['normal', 'chat', 'groupchat', 'headline', 'error'],

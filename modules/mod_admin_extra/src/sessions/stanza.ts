@@ -8,7 +8,7 @@
  * not connected.
  */
 import { randomBytes } from 'node:crypto';
-import { badArgument, defineCommand, failed, notFound, x, type HandlersFor, type Jid, type XmlElement } from '@service/kernel';
+import { badArgument, defineCommand, failed, notFound, x, type HandlersFor, type Jid, type XmlElement } from '@service/plugin-api';
 import { host, user } from '../args.js';
 import type { AdminContext } from '../context.js';
 import { checkBuiltSize, jidArg, stanzaArg } from './stanza-input.js';

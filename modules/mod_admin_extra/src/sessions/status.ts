@@ -3,7 +3,7 @@
  * for (with their priority and status text), status_num and status_num_host count them. One pass over
  * the session manager; a vhost filter compares the session's host.
  */
-import { badArgument, defineCommand, type C2SSession, type CommandHandler } from '@service/kernel';
+import { badArgument, defineCommand, type C2SSession, type CommandHandler } from '@service/plugin-api';
 import { host } from '../args.js';
 import type { AdminContext } from '../context.js';
 import { servedHost } from './target.js';

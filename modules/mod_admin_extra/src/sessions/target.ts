@@ -4,7 +4,7 @@
  * be a host, user or resource (or a host this server does not serve), not_found for an account that does
  * not exist or a session that is not connected.
  */
-import { InvalidJid, badArgument, notFound, resourceprep, type C2SSession } from '@service/kernel';
+import { InvalidJid, badArgument, notFound, resourceprep, type C2SSession } from '@service/plugin-api';
 import type { AdminContext } from '../context.js';
 import { servedHost, userName } from '../lookup.js';
 

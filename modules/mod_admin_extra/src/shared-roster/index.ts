@@ -2,7 +2,7 @@
  * Shared roster groups (srg_*), through mod_shared_roster: what these change, members' clients see at
  * once as roster pushes (and presence), and at their next roster get otherwise.
  */
-import { defineCommand, type HandlersFor } from '@service/kernel';
+import { defineCommand, type HandlersFor } from '@service/plugin-api';
 import type { SharedRosterApi } from '@service/mod_shared_roster';
 import { need, type AdminContext } from '../context.js';
 

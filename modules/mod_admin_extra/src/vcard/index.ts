@@ -3,7 +3,7 @@
  * set_vcard2, get_vcard2_multi, set_vcard2_multi, set_nickname), private storage (private_get,
  * private_set), last activity (get_last, set_last) and offline messages (get_offline_count).
  */
-import type { HandlersFor } from '@service/kernel';
+import type { HandlersFor } from '@service/plugin-api';
 import type { AdminContext } from '../context.js';
 import { lastCommands, lastHandlers } from './last.js';
 import { offlineCommands, offlineHandlers } from './offline.js';

@@ -2,7 +2,7 @@
  * Last activity (mod_last, XEP-0012): get_last, set_last. The record is what jabber:iq:last answers to
  * the account and its contacts: when its last session ended and the status text it left.
  */
-import { Jid, badArgument, defineCommand, type HandlersFor } from '@service/kernel';
+import { Jid, badArgument, defineCommand, type HandlersFor } from '@service/plugin-api';
 import type { LastActivityApi } from '@service/mod_last';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';

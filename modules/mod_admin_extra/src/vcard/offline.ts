@@ -1,7 +1,7 @@
 /**
  * Offline messages (mod_offline, XEP-0160): get_offline_count.
  */
-import { defineCommand, type HandlersFor } from '@service/kernel';
+import { defineCommand, type HandlersFor } from '@service/plugin-api';
 import type { OfflineApi } from '@service/mod_offline';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';

@@ -2,7 +2,7 @@
  * Private XML storage (mod_private, XEP-0049): private_get, private_set. The same data a client reads and
  * writes with jabber:iq:private on its own account: one element per namespace.
  */
-import { ParseError, badArgument, defineCommand, parseElement, toStoredXml, x, type HandlersFor, type XmlElement } from '@service/kernel';
+import { ParseError, badArgument, defineCommand, parseElement, toStoredXml, x, type HandlersFor, type XmlElement } from '@service/plugin-api';
 import type { PrivateStorageApi } from '@service/mod_private';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';

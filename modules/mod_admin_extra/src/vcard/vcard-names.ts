@@ -8,7 +8,7 @@
  * into one of ADR's type flags would produce a vCard XEP-0054 clients cannot parse, so those are refused
  * with a pointer to the right command or part.
  */
-import { badArgument } from '@service/kernel';
+import { badArgument } from '@service/plugin-api';
 
 /** Fields holding a single value: get_vcard, set_vcard, set_nickname. */
 export const SINGLE_FIELDS: readonly string[] = [

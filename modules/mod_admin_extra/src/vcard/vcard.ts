@@ -3,7 +3,7 @@
  * set_vcard2_multi, set_nickname. What these write is the vCard clients fetch over XMPP, and they read
  * what clients stored; the rest of the vCard is kept.
  */
-import { CommandError, KeyedLock, badArgument, defineCommand, type AccountKey, type HandlersFor } from '@service/kernel';
+import { CommandError, KeyedLock, badArgument, defineCommand, type AccountKey, type HandlersFor } from '@service/plugin-api';
 import type { VcardApi } from '@service/mod_vcard';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';

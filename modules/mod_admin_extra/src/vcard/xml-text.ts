@@ -3,7 +3,7 @@
  * status) must be characters XML 1.0 can carry: a control character or a lone surrogate would be stored
  * fine and then make every stanza carrying it unparsable for the client, or the stored vCard unreadable.
  */
-import { badArgument } from '@service/kernel';
+import { badArgument } from '@service/plugin-api';
 
 // XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
 const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

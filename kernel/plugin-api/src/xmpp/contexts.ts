@@ -12,8 +12,8 @@
  *   user_receive  a stanza about to be written to one session (per-resource privacy, stream management's
  *                 unacknowledged queue)
  */
-import type { Jid } from '../jid.js';
-import type { C2SSession } from '../sm/session.js';
+import type { Jid } from '../jid/jid.js';
+import type { C2SSession } from './session.js';
 import type { XmlElement } from '../xml/element.js';
 
 export interface StreamInContext {

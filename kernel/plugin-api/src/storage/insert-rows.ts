@@ -7,7 +7,7 @@
  * through here instead.
  */
 import type { Knex } from 'knex';
-import { sqlClientOf } from './migrations.js';
+import { sqlClientOf } from './sql.js';
 
 /** SQLITE_MAX_COMPOUND_SELECT of the bundled SQLite (better-sqlite3 builds it with the default). */
 const SQLITE_MAX_ROWS = 500;

@@ -2,9 +2,8 @@
  * Stanza errors (RFC 6120 §8.3) and stream errors (§4.9), with the default error type of each stanza
  * condition so that callers name only the condition.
  */
-import { XmlElement, x } from './xml/element.js';
+import { XmlElement, x } from '../xml/element.js';
 import { NS } from './ns.js';
-import { brand } from '../util/brand.js';
 
 export type StanzaErrorType = 'auth' | 'cancel' | 'continue' | 'modify' | 'wait';
 
@@ -58,7 +57,6 @@ export class StanzaError extends Error {
     );
   }
 }
-brand(StanzaError, 'StanzaError');
 
 /**
  * The error reply to a stanza: same name and id, addresses swapped, type error. The original payload is

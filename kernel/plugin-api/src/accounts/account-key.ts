@@ -3,7 +3,7 @@
  * and refused with the argument named when they cannot be a JID part.
  */
 import { badArgument } from '../commands/errors.js';
-import { InvalidJid, nameprep, nodeprep } from './jid.js';
+import { InvalidJid, nameprep, nodeprep } from '../jid/prep.js';
 
 export interface AccountKey {
   readonly user: string;

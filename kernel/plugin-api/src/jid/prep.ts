@@ -14,7 +14,6 @@
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { brand } from '../util/brand.js';
 import { bidiProblem, describeCharacter, prohibitedCharacter } from './stringprep.js';
 
 export interface Jid {
@@ -35,7 +34,6 @@ export class InvalidJid extends Error {
     this.name = 'InvalidJid';
   }
 }
-brand(InvalidJid, 'InvalidJid');
 
 /** The indexed column width for user names (utf8mb4 index limits of MySQL); counted in code points. */
 export const MAX_USER_LENGTH = 191;

@@ -3,7 +3,7 @@
  * forms routing needs. Parsing is cached, bounded: the same few thousand addresses come back on every
  * stanza, and normalization is the costly part.
  */
-import { InvalidJid, parseJid } from '../accounts/jid.js';
+import { InvalidJid, parseJid } from './prep.js';
 
 export { InvalidJid };
 

@@ -6,7 +6,6 @@
  * Plugins need not import this class: any thrown object with a known `kind` string and a `message` is
  * treated the same way (see `asCommandError`).
  */
-import { brand } from '../util/brand.js';
 
 export type ErrorKind =
   | 'bad_request'
@@ -80,7 +79,6 @@ export class CommandError extends Error {
     return ERROR_KINDS[this.kind];
   }
 }
-brand(CommandError, 'CommandError');
 
 export const badArgument = (argument: string, message: string) => new CommandError('bad_argument', message, argument);
 export const notFound = (message: string) => new CommandError('not_found', message);

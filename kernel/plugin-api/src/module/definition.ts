@@ -1,30 +1,28 @@
 /**
  * The module contract. A module is a package under `modules/<name>/` (or an installed plugin) whose
  * default export is a `ModuleDefinition`: metadata checked before it starts (Fastify-style), typed options
- * with defaults and docs, its tables, its command declarations, and `start`, which returns what the module
- * registers. Everything registered is removed when the module stops.
+ * with defaults and docs, its tables, its command declarations, the services it provides and consumes, and
+ * `start`, which returns what the module registers. Everything registered is removed when the module stops.
  *
- * A plugin needs no runtime import of the kernel: the definition is plain data plus functions, and
- * `defineModule` only helps TypeScript infer the option and handler types.
+ * `defineModule` only helps TypeScript infer the option and handler types; the definition is plain data plus
+ * functions.
  */
-import type { AwilixContainer } from 'awilix';
 import type { Knex } from 'knex';
 import type { CommandDecl, HandlersFor } from '../commands/types.js';
-import type { InferOptions, OptionsSchema } from '../config/option-spec.js';
-import type { HookRegistration } from '../hooks/hooks.js';
+import type { InferOptions, OptionsSchema } from '../config/options.js';
 import type { HttpRequestHandler } from '../http/types.js';
 import type { Logger } from '../log/logger.js';
-import type { DbKind } from '../storage/database.js';
-import type { Migration } from '../storage/migrations.js';
-import type { StreamFeatureRegistration } from '../xmpp/c2s/features.js';
+import type { ServerServices } from '../services/index.js';
+import type { DbKind, Migration } from '../storage/sql.js';
+import type { Middleware } from '../xmpp/chain.js';
+import type { DeliverContext, OfflineContext, ReceiveContext, SendContext, StreamInContext } from '../xmpp/contexts.js';
 import type { DiscoRegistration } from '../xmpp/disco.js';
-import type { Middleware } from '../xmpp/routing/chain.js';
-import type { DeliverContext, OfflineContext, ReceiveContext, SendContext, StreamInContext } from '../xmpp/routing/contexts.js';
-import type { IqHandlerRegistration } from '../xmpp/routing/iq-handlers.js';
-import type { DomainHandler } from '../xmpp/routing/router.js';
-import type { SaslMechanism } from '../xmpp/sasl/mechanism.js';
-import type { SessionKeeper } from '../xmpp/service.js';
-import type { KernelServices } from './services.js';
+import type { StreamFeatureRegistration } from '../xmpp/features.js';
+import type { IqHandlerRegistration } from '../xmpp/iq.js';
+import type { SaslMechanism } from '../xmpp/sasl.js';
+import type { DomainHandler, SessionKeeper } from '../xmpp/routing.js';
+import type { HookRegistration } from './hooks.js';
+import type { ProvidedService, ServiceDependency, ServiceRef } from './service-ref.js';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -33,6 +31,8 @@ export type OptionsOf<S extends OptionsSchema> = string extends keyof S ? Record
 
 export interface ModuleDependency {
   readonly module: string;
+  /** The versions of it this module works with, as a semver range (any when absent). */
+  readonly version?: string;
   /** A soft dependency orders the start but may be absent. */
   readonly optional?: boolean;
 }
@@ -47,13 +47,17 @@ export interface ModuleDefinition<S extends OptionsSchema = OptionsSchema, C ext
   readonly name: string;
   /** The module's own version (semver). */
   readonly version: string;
-  /** The kernel versions it supports, as a semver range (e.g. `^0.1.0`). */
-  readonly kernel: string;
+  /** The plugin API versions it was built for, as a semver range (e.g. `^0.1.0`); checked before it starts. */
+  readonly pluginApi: string;
   /** One line, shown by modules_available. */
   readonly summary: string;
   /** Markdown for the generated docs. */
   readonly doc?: string;
   readonly depends?: readonly (string | ModuleDependency)[];
+  /** The services it hands to other modules (its `start` returns their implementations in `services`). */
+  readonly provides?: readonly ServiceRef<unknown>[];
+  /** The services of other modules it uses (`ctx.use(ref)`); a required one must be running for it to start. */
+  readonly consumes?: readonly (ServiceRef<unknown> | ServiceDependency)[];
   readonly options?: S;
   /**
    * Tables the module owns, declared statically so that `print_sql_schema` can show them without
@@ -78,6 +82,8 @@ export interface ModuleInstance<C extends readonly CommandDecl[] = readonly Comm
   readonly scopes?: readonly ScopeDecl[];
   /** What the module adds to the XMPP side: IQ handlers, middleware, features, disco, SASL, domains. */
   readonly xmpp?: XmppRegistrations;
+  /** The implementations of the services listed in `provides`, one each. */
+  readonly services?: readonly ProvidedService[];
   /** What dependents receive from `ctx.depends(name)`. */
   readonly api?: unknown;
   stop?(): Awaitable<void>;
@@ -120,11 +126,13 @@ export interface ModuleContext<O = Record<string, unknown>> {
    * backend, such as a pattern grammar, follows it.
    */
   readonly dbKind: DbKind;
-  /** The module's own DI scope, disposed when it stops: register disposable services here. */
-  readonly scope: AwilixContainer;
-  readonly services: KernelServices;
+  readonly services: ServerServices;
   /** The `api` of a module listed in `depends` (undefined for an absent optional one). */
   depends<T = unknown>(module: string): T;
+  /** A service listed in `consumes`: its implementation, from the module that provides it now. */
+  use<T>(ref: ServiceRef<T>): T;
+  /** An optional consumed service: undefined while no running module provides it (read it at each use). */
+  find<T>(ref: ServiceRef<T>): T | undefined;
 }
 
 /** Identity at runtime; lets TypeScript infer option and handler types from the declaration. */

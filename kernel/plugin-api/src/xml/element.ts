@@ -3,7 +3,6 @@
  * as written) and children, with its resolved namespace. Small on purpose: stanzas are built, inspected,
  * and written, never queried with XPath.
  */
-import { brand } from '../../util/brand.js';
 
 export type XmlNode = XmlElement | string;
 
@@ -97,7 +96,6 @@ export class XmlElement {
     return serialize(this);
   }
 }
-brand(XmlElement, 'XmlElement');
 
 /** Builds an element: `x('iq', {type: 'result', id}, x('query', {xmlns: NS}))`; undefined attributes are left out. */
 export function x(name: string, attrs: Record<string, string | number | undefined> = {}, ...children: Array<XmlNode | undefined | false | null>): XmlElement {

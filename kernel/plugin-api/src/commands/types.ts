@@ -160,6 +160,12 @@ export type HandlersFor<C extends readonly CommandDecl[]> = {
   [D in C[number] as D['name']]: CommandHandler<D>;
 };
 
+/**
+ * A command's arguments as a frontend read them: a JSON object, or name/value pairs (a query string, XML-RPC
+ * members, servicectl's positional arguments), where a repeated name is an error the bus reports.
+ */
+export type ArgInput = Readonly<Record<string, unknown>> | Iterable<readonly [string, unknown]>;
+
 /** A declaration as registered: with its owner (module name, or `kernel`). */
 export interface RegisteredCommand {
   readonly decl: CommandDecl;

@@ -1,0 +1,36 @@
+/**
+ * The services the server gives every module (`ctx.services`): narrow, typed views of its parts. A module
+ * needs nothing else of the server; what other modules offer comes through service references (ctx.use).
+ */
+import type { Logger } from '../log/logger.js';
+import type { HooksApi } from '../module/hooks.js';
+import type { AccountsApi } from './accounts.js';
+import type { HttpAuthApi, TokensApi } from './auth.js';
+import type { AccessApi, CommandDoc, CommandsApi, ServerConfigView, ServerControl } from './server.js';
+import type { XmppApi } from './xmpp.js';
+
+/** The command documentation the server generates from the declarations. */
+export interface DocumentationApi {
+  /** Every command loaded now (`runtimeOnly`), or also those of available modules that are not enabled. */
+  commands(options?: { runtimeOnly?: boolean }): Promise<CommandDoc[]>;
+  /** The OpenAPI 3.1 description of the loaded commands, at an API version (the latest when undefined). */
+  openApi(options: { version?: number; serverUrl: string }): Promise<Record<string, unknown>>;
+}
+
+export interface ServerServices {
+  /** The running configuration; it changes on reload_config, so read it when needed. */
+  config(): ServerConfigView;
+  /** acl and access_rules of the running configuration. */
+  access(): AccessApi;
+  readonly logger: Logger;
+  readonly accounts: AccountsApi;
+  readonly commands: CommandsApi;
+  readonly hooks: HooksApi;
+  readonly server: ServerControl;
+  readonly xmpp: XmppApi;
+  readonly docs: DocumentationApi;
+  /** HTTP and XML-RPC credentials, through the server's failed-login limit. */
+  readonly httpAuth: HttpAuthApi;
+  /** OAuth tokens. */
+  readonly tokens: TokensApi;
+}

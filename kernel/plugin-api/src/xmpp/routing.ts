@@ -1,0 +1,13 @@
+/**
+ * What a module can plug into routing: a component domain it serves (conference.example.org…), and a keeper
+ * that decides whether a session whose connection was lost lives on (stream management).
+ */
+import type { Jid } from '../jid/jid.js';
+import type { XmlElement } from '../xml/element.js';
+import type { C2SSession } from './session.js';
+
+/** Takes every stanza addressed to a domain the module serves. */
+export type DomainHandler = (stanza: XmlElement, from: Jid, to: Jid) => Promise<void> | void;
+
+/** Decides, when a connection is lost without a proper close, whether the session lives on (detached). */
+export type SessionKeeper = (session: C2SSession) => boolean;
