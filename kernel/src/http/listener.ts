@@ -1,7 +1,7 @@
 /**
- * The `service_http` listener: a koa application that gives each request an id, routes it to the handler
- * mounted at the longest matching request_handlers prefix, and turns anything a handler lets escape into
- * a JSON error (a 500 only for genuine faults, logged with the request id).
+ * The `service_http` listener: a koa application that gives each request an id, routes it through @koa/router
+ * to the handler mounted at the longest matching request_handlers prefix (mounts.ts), and turns anything a
+ * handler lets escape into a JSON error (a 500 only for genuine faults, logged with the request id).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -13,14 +13,9 @@ import type { HttpListenerConfig } from '../config/listeners.js';
 import { normalizeIp } from '../access/ip.js';
 import type { Logger } from '../log/logger.js';
 import type { HttpHandlerRegistry } from './handlers.js';
+import { ListenerRoutes, splitPath } from './mounts.js';
 import { sendCommandError, sendError } from '@service/plugin-api';
 import type { HttpContext, HttpState } from '@service/plugin-api';
-
-interface Mount {
-  readonly prefix: string;
-  readonly segments: readonly string[];
-  readonly handler: string;
-}
 
 /** Request ids: a per-process random prefix and a counter; unique, short, cheap. */
 const idPrefix = randomBytes(4).toString('hex');
@@ -30,36 +25,15 @@ export function nextRequestId(): string {
   return `${idPrefix}-${idCounter.toString(36)}`;
 }
 
-function splitPath(path: string): string[] {
-  return path.split('/').filter(Boolean);
-}
-
-export function createHttpApp(config: HttpListenerConfig, handlers: HttpHandlerRegistry, logger: Logger): Koa<HttpState> {
+export function createHttpApp(config: HttpListenerConfig, handlers: HttpHandlerRegistry, logger: Logger): { app: Koa<HttpState>; routes: ListenerRoutes } {
   const app = new Koa<HttpState>({ proxy: false });
-  // Longest prefix first, compared segment by segment, so /api does not capture /apix.
-  const mounts: Mount[] = Object.entries(config.request_handlers)
-    .map(([prefix, handler]) => ({ prefix, segments: splitPath(prefix), handler }))
-    .sort((a, b) => b.segments.length - a.segments.length);
   const customHeaders = Object.entries(config.custom_headers);
-
-  app.use(async (ctx) => {
-    const requestId = nextRequestId();
-    ctx.set('X-Request-Id', requestId);
-    for (const [name, value] of customHeaders) ctx.set(name, value);
-    const rawSegments = splitPath(ctx.path);
-    const mount = mounts.find((m) => m.segments.every((s, i) => rawSegments[i] === s));
-    const state = ctx.state as { -readonly [K in keyof HttpState]: HttpState[K] };
-    state.requestId = requestId;
-    state.ip = normalizeIp(ctx.req.socket.remoteAddress ?? '');
-    state.listener = config;
+  const routes = new ListenerRoutes(config.request_handlers, async (ctx, mount) => {
     const http = ctx as HttpContext;
-    if (!mount) {
-      sendError(http, 'not_found', `nothing is served at ${ctx.path}`);
-      return;
-    }
+    const state = ctx.state as { -readonly [K in keyof HttpState]: HttpState[K] };
     let segments: string[];
     try {
-      segments = rawSegments.slice(mount.segments.length).map((s) => decodeURIComponent(s));
+      segments = splitPath(ctx.path).slice(mount.segments.length).map((s) => decodeURIComponent(s));
     } catch {
       sendError(http, 'bad_request', 'the URL path is not valid percent-encoded UTF-8');
       return;
@@ -79,13 +53,26 @@ export function createHttpApp(config: HttpListenerConfig, handlers: HttpHandlerR
         sendCommandError(http, known);
         return;
       }
-      logger.error({ err, requestId, path: ctx.path }, 'internal error in request handler %s', mount.handler);
-      sendError(http, 'internal', `internal error (request id ${requestId})`);
+      logger.error({ err, requestId: state.requestId, path: ctx.path }, 'internal error in request handler %s', mount.handler);
+      sendError(http, 'internal', `internal error (request id ${state.requestId})`);
     }
   });
+
+  app.use(async (ctx, next) => {
+    const requestId = nextRequestId();
+    ctx.set('X-Request-Id', requestId);
+    for (const [name, value] of customHeaders) ctx.set(name, value);
+    const state = ctx.state as { -readonly [K in keyof HttpState]: HttpState[K] };
+    state.requestId = requestId;
+    state.ip = normalizeIp(ctx.req.socket.remoteAddress ?? '');
+    state.listener = config;
+    await next();
+  });
+  app.use(routes.middleware());
+  app.use((ctx) => sendError(ctx as HttpContext, 'not_found', `nothing is served at ${ctx.path}`));
   // koa's own error event (socket errors, aborted requests): log quietly, never crash.
   app.on('error', (err: Error) => logger.debug({ err }, 'http listener error'));
-  return app;
+  return { app, routes };
 }
 
 export interface RunningHttpListener {
@@ -109,19 +96,15 @@ export async function startHttpListener(
   logger: Logger,
   certfile: string | undefined,
 ): Promise<RunningHttpListener> {
-  const app = createHttpApp(config, handlers, logger);
+  const { app, routes } = createHttpApp(config, handlers, logger);
   let server: Server;
   const timeouts = requestTimeouts(config.request_timeout);
   if (config.tls) {
     if (!certfile) throw new Error(`listener on port ${config.port}: tls is on but no certfile is configured`);
     server = createHttpsServer({ ...readPem(certfile), ...timeouts }, app.callback());
   } else server = createHttpServer(timeouts, app.callback());
-  const mounts = Object.entries(config.request_handlers)
-    .map(([prefix, handler]) => ({ segments: splitPath(prefix), handler }))
-    .sort((a, b) => b.segments.length - a.segments.length);
   server.on('upgrade', (request: import('node:http').IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
-    const path = splitPath(new URL(request.url ?? '/', 'http://x').pathname);
-    const mount = mounts.find((m) => m.segments.every((s, i) => path[i] === s));
+    const mount = routes.mountFor(new URL(request.url ?? '/', 'http://x').pathname);
     const upgrade = mount && handlers.upgrade(mount.handler);
     if (!upgrade) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');

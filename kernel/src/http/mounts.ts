@@ -1,0 +1,57 @@
+/**
+ * The routes of one `service_http` listener: each `request_handlers` prefix mounted on an @koa/router router,
+ * matched segment by segment (`/api` serves `/api` and `/api/…`, not `/apix`), case-sensitively, the longest
+ * prefix first. A route dispatches to the handler registered under that name at the time of the request, so a
+ * module that stops takes its routes with it while the port keeps listening. WebSocket upgrades, which never
+ * reach koa, find their handler through the same router.
+ */
+import Router from '@koa/router';
+import type { HttpState } from '@service/plugin-api';
+import type { Context, Next } from 'koa';
+
+export interface Mount {
+  /** As configured, e.g. `/api`. */
+  readonly prefix: string;
+  /** The request handler's name: a module's, or one of the server's (service_oauth…). */
+  readonly handler: string;
+  readonly segments: readonly string[];
+}
+
+export type Dispatch = (ctx: Context & { state: HttpState }, mount: Mount) => Promise<void>;
+
+export function splitPath(path: string): string[] {
+  return path.split('/').filter(Boolean);
+}
+
+/** path-to-regexp reads these characters as syntax; a configured prefix means them literally. */
+function literal(segment: string): string {
+  return segment.replace(/[:*?()[\]{}+!\\]/g, (c) => `\\${c}`);
+}
+
+export class ListenerRoutes {
+  readonly #router = new Router<HttpState>({ sensitive: true });
+  readonly #mounts = new Map<string, Mount>();
+
+  constructor(requestHandlers: Readonly<Record<string, string>>, dispatch: Dispatch) {
+    const mounts = Object.entries(requestHandlers)
+      .map(([prefix, handler]) => ({ prefix, handler, segments: splitPath(prefix) }))
+      .sort((a, b) => b.segments.length - a.segments.length);
+    for (const mount of mounts) {
+      this.#mounts.set(mount.prefix, mount);
+      const base = mount.segments.map(literal).join('/');
+      const paths = base ? [`/${base}`, `/${base}/`, `/${base}/{*rest}`] : ['/', '/{*rest}'];
+      for (const path of paths) this.#router.all(mount.prefix, path, (ctx) => dispatch(ctx as never, mount));
+    }
+  }
+
+  /** Koa middleware: the mounted routes; a request no route takes goes on to `next`. */
+  middleware(): (ctx: Context, next: Next) => Promise<unknown> {
+    return this.#router.routes() as never;
+  }
+
+  /** The mount that serves `path` (for an upgrade request, which koa does not see). */
+  mountFor(path: string): Mount | undefined {
+    const name = this.#router.match(path, 'GET').pathAndMethod[0]?.name;
+    return name === undefined ? undefined : this.#mounts.get(name);
+  }
+}
