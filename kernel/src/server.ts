@@ -32,7 +32,6 @@ import { oauthBearerMechanism, xOAuth2Mechanism } from './oauth/sasl.js';
 import { OAUTH_HANDLER, OAuthEndpoints } from './oauth/endpoints/handler.js';
 import type { ModelStore } from './oauth/provider/model-store.js';
 import { OAuthService } from './oauth/service.js';
-import { XMLRPC_HANDLER, createXmlRpcHandler } from './xmlrpc/frontend.js';
 import { startC2sListener } from './xmpp/c2s/listener.js';
 import type { C2SEnvironment } from './xmpp/c2s/stream.js';
 import { WEBSOCKET_HANDLER, webSocketEndpoint, type WebSocketEndpoint } from './xmpp/c2s/websocket.js';
@@ -41,6 +40,7 @@ import { XmppService } from './xmpp/service.js';
 import { certificateStore, loadCertificates, selfSignedCertificate, type CertificateStore } from './xmpp/tls/certificates.js';
 import { DEFAULT_LIMITS } from '@service/plugin-api';
 import { ModuleCatalog } from './modules/catalog.js';
+import { ListenerKinds } from './modules/listener-kinds.js';
 import { ModuleManager } from './modules/manager.js';
 import { shareServerPackages } from './modules/plugin-resolution.js';
 import { ScopeRegistry } from './modules/scopes.js';
@@ -50,7 +50,7 @@ import { KERNEL_VERSION } from './version.js';
 import { docsAtVersion, openApiDocument } from './docs/openapi.js';
 
 /** Request handlers served by the kernel itself; modules add theirs by name. */
-export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER, XMLRPC_HANDLER, OAUTH_HANDLER];
+export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER, OAUTH_HANDLER];
 
 const TOKEN_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -104,6 +104,7 @@ export class Server implements ServerControl {
   #registry = new CommandRegistry();
   #http = new HttpHandlerRegistry();
   #scopes = new ScopeRegistry();
+  #listenerKinds = new ListenerKinds();
   #services!: KernelServices;
   /** Kept across restarts: a restart must not lift login bans. */
   #logins?: LoginThrottle;
@@ -281,6 +282,8 @@ export class Server implements ServerControl {
     this.#registry = new CommandRegistry();
     this.#http = new HttpHandlerRegistry();
     this.#scopes = new ScopeRegistry();
+    this.#listenerKinds = new ListenerKinds();
+    this.#listenerKinds.onRemoved((kind) => this.#closeListenersOf(kind));
     const accounts = new AccountService(
       () => this.#storage.db(this.#authDb()),
       this.#hooks,
@@ -315,6 +318,17 @@ export class Server implements ServerControl {
       logins,
       httpAuth: new HttpAuthenticator(accounts, logins),
       tokens: { revokeAccount: (account) => this.#services.oauth.tokens.revokeWhere({ account }) },
+      listenerKinds: this.#listenerKinds,
+      httpServer: {
+        serve: async (config, handler) => {
+          // The kernel's HTTP stack with one mount, at /, for the one handler.
+          const handlers = new HttpHandlerRegistry();
+          handlers.register('serve', handler, config.module);
+          const listener = { ...config, request_handlers: { '/': 'serve' }, custom_headers: {} } as unknown as HttpListenerConfig;
+          const http = await startHttpListener(listener, handlers, this.#logger, config.certfile ?? this.#config.certfiles[0]);
+          return { port: () => http.port(), close: () => http.close() };
+        },
+      },
       commandDocs: (options) => this.#commandDocs(options?.runtimeOnly ?? false),
       docs: {
         commands: (options) => this.#commandDocs(options?.runtimeOnly ?? false),
@@ -351,7 +365,6 @@ export class Server implements ServerControl {
     services.httpAuth.setBearerResolver((token) => services.oauth.resolveBearer(token));
     services.xmpp.sasl.register(xOAuth2Mechanism(() => services.oauth), 'kernel', 80);
     services.xmpp.sasl.register(oauthBearerMechanism(() => services.oauth), 'kernel', 81);
-    this.#http.register(XMLRPC_HANDLER, createXmlRpcHandler(services), 'kernel');
     this.#oauthModels = services.oauth.models;
     const endpoints = new OAuthEndpoints({
       oauth: () => services.oauth,
@@ -445,23 +458,33 @@ export class Server implements ServerControl {
     const port = config.port === 0 ? (this.#boundPorts.get(index) ?? 0) : config.port;
     const effective = { ...config, port } as ListenerConfig;
     if (effective.module === 'service_http') {
-      const http = await startHttpListener(effective, this.#http, this.#logger, effective.certfile ?? this.#config.certfiles[0]);
+      const http = await startHttpListener(effective as HttpListenerConfig, this.#http, this.#logger, effective.certfile ?? this.#config.certfiles[0]);
       if (config.port === 0) this.#boundPorts.set(index, http.port());
-      this.#logger.info({ port: http.port(), ip: effective.ip, handlers: effective.request_handlers }, 'listening for HTTP on %s port %d', effective.ip, http.port());
+      this.#logger.info({ port: http.port(), ip: effective.ip, handlers: (effective as HttpListenerConfig).request_handlers }, 'listening for HTTP on %s port %d', effective.ip, http.port());
       return { config, http, close: () => http.close(), port: () => http.port() };
     }
-    if (effective.module === 'service_xmlrpc') {
-      // An HTTP listener whose every path is the XML-RPC handler, as ejabberd's service on its own port.
-      const asHttp = { ...effective, module: 'service_http', request_handlers: { '/': XMLRPC_HANDLER }, custom_headers: {} } as unknown as HttpListenerConfig;
-      const http = await startHttpListener(asHttp, this.#http, this.#logger, effective.certfile ?? this.#config.certfiles[0]);
-      if (config.port === 0) this.#boundPorts.set(index, http.port());
-      this.#logger.info({ port: http.port(), ip: effective.ip }, 'listening for XML-RPC on %s port %d', effective.ip, http.port());
-      return { config, http, close: () => http.close(), port: () => http.port() };
+    if (effective.module !== 'service_c2s') {
+      // A kind a module serves (service_xmlrpc…).
+      const start = this.#listenerKinds.get(effective.module);
+      if (!start) throw new Error(`listener on port ${config.port}: no running module serves the listener kind ${effective.module}`);
+      const certfile = effective.certfile ?? this.#config.certfiles[0];
+      const open = await start({ ...effective, ...(certfile ? { certfile } : {}) });
+      if (config.port === 0) this.#boundPorts.set(index, open.port());
+      this.#logger.info({ port: open.port(), ip: effective.ip, kind: effective.module }, 'listening for %s on %s port %d', effective.module, effective.ip, open.port());
+      return { config, close: () => open.close(), port: () => open.port() };
     }
-    const c2s = await startC2sListener(effective, this.#c2sEnvironment, await this.#tls());
+    const c2sConfig = effective as C2sListenerConfig;
+    const c2s = await startC2sListener(c2sConfig, this.#c2sEnvironment, await this.#tls());
     if (config.port === 0) this.#boundPorts.set(index, c2s.port());
-    this.#logger.info({ port: c2s.port(), ip: effective.ip, tls: effective.tls, starttls_required: effective.starttls_required }, 'listening for XMPP clients on %s port %d', effective.ip, c2s.port());
+    this.#logger.info({ port: c2s.port(), ip: effective.ip, tls: effective.tls, starttls_required: c2sConfig.starttls_required }, 'listening for XMPP clients on %s port %d', effective.ip, c2s.port());
     return { config, close: () => c2s.close(), port: () => c2s.port() };
+  }
+
+  /** A module that served a listener kind stopped: its listeners go (reload_config opens them again). */
+  async #closeListenersOf(kind: string): Promise<void> {
+    const closing = this.#listeners.filter((l) => l.config.module === kind);
+    this.#listeners = this.#listeners.filter((l) => l.config.module !== kind);
+    for (const listener of closing) await listener.close().catch((err: unknown) => this.#logger.error({ err }, 'closing a listener failed'));
   }
 
   /** The TLS certificates of client streams: certfiles, or a generated self-signed one. Loaded once per boot. */

@@ -51,6 +51,23 @@ describe('configuration validation', () => {
     expect(err.message).to.match(/listen\[0\]\.module: expected one of service_c2s, service_http, service_xmlrpc, got "ejabberd_http": did you mean 'service_http'\?/);
   });
 
+  it("checks a module's listener kind against the module's declaration, and enables the module", async () => {
+    const err = await configError(stringify({ ...valid(), listen: [{ port: 4560, module: 'service_xmlrpc', max_body_sise: 10, request_timeout: 0 }] }));
+    expect(err.message).to.match(/listen\[0\]\.max_body_sise: unknown option: did you mean 'max_body_size'\?/);
+    expect(err.message).to.match(/listen\[0\]\.request_timeout: expected an integer between 1 and 3600, got 0/);
+    const config = baseConfig();
+    (config.listen as unknown[]).push({ port: 0, ip: '127.0.0.1', module: 'service_xmlrpc' });
+    const t = await TestServer.start(config);
+    try {
+      const listener = t.server.config.listen.find((l) => l.module === 'service_xmlrpc');
+      expect(listener).to.include({ max_body_size: 1048576, request_timeout: 30 });
+      expect(t.server.config.impliedModules).to.include('service_xmlrpc');
+      expect(t.server.portOf('service_xmlrpc')).to.be.above(0);
+    } finally {
+      await t.stop();
+    }
+  });
+
   it('names an unknown module with a did-you-mean', async () => {
     const err = await configError(stringify({ ...valid(), modules: { mod_http_apii: {} } }));
     expect(err.message).to.match(/modules\.mod_http_apii: unknown module: did you mean 'mod_http_api'\?/);

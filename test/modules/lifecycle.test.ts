@@ -26,7 +26,7 @@ describe('modules', () => {
   describe('started, stopped and started again', () => {
     let t: TestServer;
     before(async () => {
-      t = await TestServer.start(withModules({ mod_fixture: {} }), { plugins: ['mod_fixture', 'mod_fixture_dep', 'mod_fixture_consumer'] });
+      t = await TestServer.start(withModules({ mod_fixture: {} }), { plugins: ['mod_fixture', 'mod_fixture_dep', 'mod_fixture_consumer', 'mod_fixture_optional'] });
       await t.bootstrapAdmin();
     });
     after(() => t.stop());
@@ -97,6 +97,27 @@ describe('modules', () => {
       await t.writeConfig(withModules({ mod_fixture: {} }));
       await t.api('reload_config', {}, { basic: ADMIN });
       expect((await t.api('fixture_note_count', { user: 'hugo', host: 'localhost' }, { basic: ADMIN })).body).to.equal(1);
+    });
+
+    it('restarts an optional consumer when the provider of its service stops, and finds no service then', async () => {
+      await t.writeConfig(withModules({ mod_fixture_optional: {}, mod_fixture: { greeting: 'present' } }));
+      expect((await t.api('reload_config', {}, { basic: ADMIN })).body).to.equal(0);
+      expect((await t.api('fixture_optional_greet', {}, { basic: ADMIN })).body).to.equal('present');
+      const restarts = () => t.logged((l) => l.msg === 'module mod_fixture_optional stopped').length;
+      const before = restarts();
+      await t.writeConfig(withModules({ mod_fixture_optional: {} }));
+      expect((await t.api('reload_config', {}, { basic: ADMIN })).body).to.equal(0);
+      expect(restarts()).to.equal(before + 1);
+      expect((await t.api('fixture_optional_greet', {}, { basic: ADMIN })).body).to.equal('nobody greets');
+    });
+
+    it('restarts an optional consumer when the provider of its service arrives: what it set up at start was without it', async () => {
+      const restarts = () => t.logged((l) => l.msg === 'module mod_fixture_optional stopped').length;
+      const before = restarts();
+      await t.writeConfig(withModules({ mod_fixture_optional: {}, mod_fixture: { greeting: 'back again' } }));
+      expect((await t.api('reload_config', {}, { basic: ADMIN })).body).to.equal(0);
+      expect(restarts()).to.equal(before + 1);
+      expect((await t.api('fixture_optional_greet', {}, { basic: ADMIN })).body).to.equal('back again');
     });
   });
 

@@ -3,12 +3,13 @@
  * @service/plugin-api whatever copy it was installed with, and the built-in modules build on it alone.
  */
 import { expect } from 'chai';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PLUGIN_API_VERSION } from '@service/kernel';
 import { TestServer, baseConfig } from '../support/server.js';
 
 const PLUGIN_API = new URL('../../kernel/plugin-api/', import.meta.url).pathname;
+const MODULES = new URL('../../modules/', import.meta.url).pathname;
 
 describe('the plugin API', () => {
   it('is versioned on its own, and says which version it is', async () => {
@@ -49,4 +50,30 @@ describe('the plugin API', () => {
     }
   });
 
+  it('is all a built-in module imports of the server: no kernel internals, only API packages of other modules', async () => {
+    const offenders: string[] = [];
+    for (const module of await readdir(MODULES)) {
+      const pkg = JSON.parse(await readFile(join(MODULES, module, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      if (pkg.dependencies?.['@service/kernel']) offenders.push(`${module}/package.json depends on @service/kernel`);
+      for (const file of await sourceFiles(join(MODULES, module, 'src'))) {
+        const text = await readFile(file, 'utf8');
+        for (const [, specifier] of text.matchAll(/from '(@service\/[^']+)'/g)) {
+          if (specifier === '@service/plugin-api' || /^@service\/mod_[a-z0-9_]+\/api$/.test(specifier!)) continue;
+          offenders.push(`${file.slice(MODULES.length)} imports ${specifier}`);
+        }
+      }
+    }
+    expect(offenders).to.deep.equal([]);
+  });
 });
+
+/** The TypeScript sources below `dir`, at any depth. */
+async function sourceFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await sourceFiles(path)));
+    else if (entry.name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}

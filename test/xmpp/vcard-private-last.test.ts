@@ -265,7 +265,7 @@ describe('jabber:iq:last with mod_roster: contacts with a presence subscription 
   });
 });
 
-describe('vCard fields by name and subname (mod_vcard api)', () => {
+describe('vCard fields by name and subname (the vCard service)', () => {
   const card = () =>
     parseElement(
       `<vCard xmlns='vcard-temp'><FN>Alice</FN><N><FAMILY>Liddell</FAMILY></N>` +

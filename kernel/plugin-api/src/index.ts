@@ -24,6 +24,7 @@ export type {
   ScopeDecl,
   XmppRegistrations,
 } from './module/definition.js';
+export type { ListenerCommonConfig, ListenerKindDecl, ListenerStarter, OpenListener } from './module/listeners.js';
 export { createServiceRef, provide, type ProvidedService, type ServiceDependency, type ServiceRef } from './module/service-ref.js';
 export { HOOK_STOP, type HookHandler, type HookMap, type HookName, type HookRegistration, type HookResult, type HooksApi } from './module/hooks.js';
 export type {
@@ -91,6 +92,7 @@ export type { LogFn, Logger } from './log/logger.js';
 // HTTP
 export type { HttpContext, HttpListenerInfo, HttpRequestHandler, HttpState } from './http/types.js';
 export { readBodyText } from './http/body.js';
+export type { HttpServeConfig, HttpServerApi } from './http/server.js';
 export { sendCommandError, sendError, sendJson } from './http/respond.js';
 
 // XML
@@ -144,7 +146,7 @@ export type { DeliverContext, OfflineContext, ReceiveContext, SendContext, Strea
 export type { IqContext, IqHandler, IqHandlerRegistration, IqTarget } from './xmpp/iq.js';
 export type { DiscoIdentity, DiscoRegistration, DiscoScope } from './xmpp/disco.js';
 export type { FeatureContext, StreamFeatureRegistration } from './xmpp/features.js';
-export type { DomainHandler, SessionKeeper } from './xmpp/routing.js';
+export type { DomainHandler, RemoteRoute, SessionKeeper } from './xmpp/routing.js';
 export {
   SaslFailure,
   type ChannelBindingType,

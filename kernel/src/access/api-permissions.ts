@@ -18,7 +18,12 @@ import { OptionIssues, didYouMean, isPlainObject, type OptionIssue, type OptionP
 import { collect, isAclRuleType, parseAclRules } from './acl.js';
 import { parseAccessRule, parseConditions, type AccessRule, type Condition } from './access-rules.js';
 
-export const FRONTENDS = ['mod_http_api', 'service_ctl', 'service_xmlrpc', 'service_web_admin'] as const;
+/**
+ * Frontends the kernel itself has (servicectl; the web admin's name, reserved). Modules declare theirs
+ * (mod_http_api, service_xmlrpc); load.ts checks `from:` against both once the modules are known.
+ */
+export const KERNEL_FRONTENDS = ['service_ctl', 'service_web_admin'] as const;
+const FRONTEND_NAME = /^[a-z][a-z0-9_]*$/;
 export const CONSOLE_GROUP = 'console commands';
 
 /** A non-OAuth `who` clause. */
@@ -80,12 +85,11 @@ function parseFrom(value: unknown, path: OptionPath): ApiPermissionGroup['from']
   const items = Array.isArray(value) ? value : [value];
   items.forEach((item, i) => {
     const at = Array.isArray(value) ? [...path, i] : path;
-    if (typeof item === 'string') {
-      if ((FRONTENDS as readonly string[]).includes(item)) frontends.push(item);
-      else issues.push({ path: at, message: `unknown frontend '${item}'${didYouMean(item.replace(/^ejabberd_/, 'service_'), FRONTENDS)}; expected one of ${FRONTENDS.join(', ')} or {tag: name}` });
+    if (typeof item === 'string' && FRONTEND_NAME.test(item)) {
+      frontends.push(item);
     } else if (isPlainObject(item) && typeof item.tag === 'string' && Object.keys(item).length === 1) {
       tags.push(item.tag);
-    } else issues.push({ path: at, message: `expected a frontend (${FRONTENDS.join(', ')}) or {tag: name}` });
+    } else issues.push({ path: at, message: 'expected a frontend name (mod_http_api, service_ctl, service_xmlrpc…) or {tag: name}' });
   });
   if (issues.length) throw new OptionIssues(issues);
   return { frontends, tags };

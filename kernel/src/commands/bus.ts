@@ -140,13 +140,12 @@ export class CommandBus {
 }
 
 /**
- * Whether the caller may act only on its own account: XML-RPC's own-data call form (no admin flag), or a
- * token without service:admin (service:user, or per-command scopes). Everything else is decided by api_permissions alone.
+ * Whether the caller may act only on its own account: its frontend says so (XML-RPC's own-data call form),
+ * or a token without service:admin (service:user, or per-command scopes). Everything else is decided by
+ * api_permissions alone.
  */
 export function ownAccountOnly(caller: Caller): boolean {
-  // XML-RPC's own-data form acts on the caller's account whatever the credentials: acting for others takes
-  // the admin flag, also with a service:admin token.
-  if (caller.frontend === 'service_xmlrpc' && caller.account !== undefined && caller.actingAsAdmin !== true) return true;
+  if (caller.ownAccountOnly && caller.account !== undefined) return true;
   if (caller.oauth) return !caller.oauth.scopes.includes('service:admin');
   return false;
 }

@@ -1,17 +1,19 @@
 /**
  * Listener declarations (`listen:`), after ejabberd's: each entry names a port, an address and the
- * listener module, plus that module's options. Each module has its own closed set of options.
+ * listener module (its kind), plus that kind's options. The kernel's kinds are service_c2s and service_http;
+ * a module may add its own (service_xmlrpc): such an entry is checked here for the options every listener
+ * has, and against the module's declaration once the modules are known (load.ts).
  */
 import { OptionIssues, didYouMean, isPlainObject, validateOption, type InferOptions, type OptionPath, type OptionsSchema } from './option-spec.js';
 import { type CustomOption } from '@service/plugin-api';
 
-export const LISTENER_MODULES = ['service_c2s', 'service_http', 'service_xmlrpc'] as const;
-export type ListenerModule = (typeof LISTENER_MODULES)[number];
+export const KERNEL_LISTENERS = ['service_c2s', 'service_http'] as const;
+export type KernelListener = (typeof KERNEL_LISTENERS)[number];
 
-const COMMON = {
+export const LISTENER_COMMON = {
   port: { type: 'integer', min: 0, max: 65535, required: true, doc: 'TCP port; 0 picks a free one (useful in tests).' },
   ip: { type: 'string', default: '::', doc: "Address to listen on; '::' means every IPv6 and IPv4 address." },
-  module: { type: 'enum', values: LISTENER_MODULES, required: true, doc: 'What the listener serves.' },
+  module: { type: 'string', pattern: /^[a-z][a-z0-9_]*$/, patternDoc: 'a listener kind such as service_c2s', required: true, doc: 'What the listener serves: service_c2s, service_http, or a kind a module adds (service_xmlrpc).' },
   tag: { type: 'string', doc: 'A label for api_permissions `from: [{tag: …}]`.' },
   tls: { type: 'boolean', default: false, doc: 'Direct TLS on this port.' },
   certfile: { type: 'string', doc: 'PEM certificate and key for this listener; defaults to certfiles.' },
@@ -27,7 +29,7 @@ const REQUEST_TIMEOUT = {
 } as const;
 
 const HTTP = {
-  ...COMMON,
+  ...LISTENER_COMMON,
   request_handlers: {
     type: 'map',
     values: { type: 'string', nonEmpty: true, doc: '' },
@@ -42,7 +44,7 @@ const HTTP = {
 } as const satisfies OptionsSchema;
 
 const C2S = {
-  ...COMMON,
+  ...LISTENER_COMMON,
   starttls: { type: 'boolean', default: true, doc: 'Offer STARTTLS.' },
   starttls_required: { type: 'boolean', default: true, doc: 'Refuse authentication before STARTTLS.' },
   max_stanza_size: { type: 'integer', min: 1024, infinity: true, default: 262144, doc: 'Largest stanza in bytes; beyond it the stream is closed with policy-violation.' },
@@ -56,29 +58,28 @@ const C2S = {
   },
 } as const satisfies OptionsSchema;
 
-const XMLRPC = {
-  ...COMMON,
-  max_body_size: { type: 'integer', min: 1, default: 1048576, doc: 'Largest accepted request body, in bytes.' },
-  request_timeout: REQUEST_TIMEOUT,
-} as const satisfies OptionsSchema;
-
-export const LISTENER_SCHEMAS = { service_http: HTTP, service_c2s: C2S, service_xmlrpc: XMLRPC } as const;
+export const LISTENER_SCHEMAS = { service_http: HTTP, service_c2s: C2S } as const;
 
 export type HttpListenerConfig = InferOptions<typeof HTTP> & { module: 'service_http' };
 export type C2sListenerConfig = InferOptions<typeof C2S> & { module: 'service_c2s' };
-export type XmlrpcListenerConfig = InferOptions<typeof XMLRPC> & { module: 'service_xmlrpc' };
-export type ListenerConfig = HttpListenerConfig | C2sListenerConfig | XmlrpcListenerConfig;
+/** A listener of a kind a module adds: the common options checked, the kind's own ones once modules are known. */
+export type ModuleListenerConfig = InferOptions<typeof LISTENER_COMMON> & Readonly<Record<string, unknown>> & { module: string };
+export type ListenerConfig = HttpListenerConfig | C2sListenerConfig | ModuleListenerConfig;
+
+export function isKernelListener(config: ListenerConfig): config is HttpListenerConfig | C2sListenerConfig {
+  return (KERNEL_LISTENERS as readonly string[]).includes(config.module);
+}
 
 function parseListener(value: unknown, path: OptionPath): ListenerConfig {
   if (!isPlainObject(value)) throw OptionIssues.one(path, 'expected a listener: a map with port, module and options');
   const module = value.module;
-  if (typeof module !== 'string' || !(LISTENER_MODULES as readonly string[]).includes(module)) {
-    // ejabberd configs say ejabberd_c2s, ejabberd_http…: point at the new names.
-    const hint = typeof module === 'string' ? didYouMean(module.replace(/^ejabberd_/, 'service_'), LISTENER_MODULES) : '';
-    throw OptionIssues.one([...path, 'module'], `expected one of ${LISTENER_MODULES.join(', ')}, got ${module === undefined ? 'nothing' : JSON.stringify(module)}${hint}`);
+  if (typeof module === 'string' && (KERNEL_LISTENERS as readonly string[]).includes(module)) {
+    return validateOption({ type: 'object', fields: LISTENER_SCHEMAS[module as KernelListener], doc: '' }, value, path) as ListenerConfig;
   }
-  const schema = LISTENER_SCHEMAS[module as ListenerModule];
-  return validateOption({ type: 'object', fields: schema, doc: '' }, value, path) as ListenerConfig;
+  // Another kind is a module's: the options every listener has now, its own with the module's declaration.
+  const common = Object.fromEntries(Object.entries(value).filter(([key]) => key in LISTENER_COMMON));
+  const checked = validateOption({ type: 'object', fields: LISTENER_COMMON, doc: '' }, common, path) as Record<string, unknown>;
+  return { ...value, ...checked } as ModuleListenerConfig;
 }
 
 export const listenerSpec: CustomOption<ListenerConfig> = {

@@ -10,11 +10,12 @@ import { AccessControl } from '../access/access-control.js';
 import type { AclDefinitions } from '../access/acl.js';
 import type { AccessRuleDefinitions } from '../access/access-rules.js';
 import type { ApiPermissionGroup } from '../access/api-permissions.js';
-import type { ModuleDefinition } from '@service/plugin-api';
+import type { ListenerKindDecl, ModuleDefinition } from '@service/plugin-api';
 import type { SqlSettings } from '../storage/database.js';
 import { ConfigError, type LocatedIssue } from './errors.js';
-import type { ListenerConfig } from './listeners.js';
-import { OptionIssues, didYouMean, isPlainObject, validateOptions, type OptionIssue, type OptionPath } from './option-spec.js';
+import { KERNEL_LISTENERS, LISTENER_COMMON, isKernelListener, type HttpListenerConfig, type ListenerConfig } from './listeners.js';
+import { KERNEL_FRONTENDS } from '../access/api-permissions.js';
+import { OptionIssues, didYouMean, isPlainObject, validateOption, validateOptions, type OptionIssue, type OptionPath } from './option-spec.js';
 import { TOP_LEVEL_SCHEMA, type TopLevelOptions } from './schema.js';
 
 /** What validation needs to know about modules: which exist, and their declarations. */
@@ -101,6 +102,8 @@ export async function parseConfig(text: string, file: string, context: ConfigCon
     context.kernelHandlers,
     issues,
   );
+  // Read from the file as written: a group refused for another reason still gets its frontends checked.
+  checkFrontends(rawTop.api_permissions, modules.frontends, issues);
   if (!top) throw new ConfigError(file, locate(issues));
   checkListeners(top, context, modules, issues);
   checkHosts(top, issues);
@@ -124,12 +127,12 @@ export async function parseConfig(text: string, file: string, context: ConfigCon
   }
   if (issues.length || !access) throw new ConfigError(file, locate(issues));
 
-  const { acl: _acl, access_rules: _rules, api_permissions: _perms, listen, modules: _mods, ...rest } = top;
+  const { acl: _acl, access_rules: _rules, api_permissions: _perms, listen: _listen, modules: _mods, ...rest } = top;
   return {
     ...rest,
     file,
     dataDir,
-    listen: listen as ListenerConfig[],
+    listen: modules.listeners,
     modules: modules.enabled,
     impliedModules: modules.implied,
     access,
@@ -176,10 +179,34 @@ async function validateModules(
     }
   };
   for (const [name, options] of Object.entries(configured)) await check(name, options, ['modules', name]);
+  const declared = await declarationsOf(lookup, available);
+  // A listener of a module's kind implies the module, which checks the listener's own options.
+  const checkedListeners = [...listeners];
+  for (const [i, listener] of listeners.entries()) {
+    if (isKernelListener(listener)) continue;
+    const kind = declared.listenerKinds.get(listener.module);
+    if (!kind) {
+      const kinds = [...KERNEL_LISTENERS, ...declared.listenerKinds.keys()];
+      // ejabberd configs say ejabberd_c2s, ejabberd_http…: point at the new names.
+      const hint = didYouMean(listener.module.replace(/^ejabberd_/, 'service_'), kinds);
+      issues.push({ path: ['listen', i, 'module'], message: `expected one of ${kinds.join(', ')}, got ${JSON.stringify(listener.module)}${hint}` });
+      continue;
+    }
+    if (!enabled.has(kind.module) && configured[kind.module] === undefined) {
+      await check(kind.module, {}, ['listen', i, 'module']);
+      implied.push(kind.module);
+    }
+    try {
+      checkedListeners[i] = validateOption({ type: 'object', fields: { ...LISTENER_COMMON, ...kind.decl.options }, doc: '' }, listener, ['listen', i]) as ListenerConfig;
+    } catch (err) {
+      if (err instanceof OptionIssues) issues.push(...err.issues);
+      else throw err;
+    }
+  }
   // A listener that routes to a module's request handler implies the module, as in ejabberd.
   for (const [i, listener] of listeners.entries()) {
     if (listener.module !== 'service_http') continue;
-    for (const [prefix, handler] of Object.entries(listener.request_handlers)) {
+    for (const [prefix, handler] of Object.entries((listener as HttpListenerConfig).request_handlers)) {
       if (kernelHandlers.includes(handler) || enabled.has(handler) || configured[handler] !== undefined) continue;
       if (available.includes(handler)) {
         await check(handler, {}, ['listen', i, 'request_handlers', prefix]);
@@ -187,7 +214,41 @@ async function validateModules(
       }
     }
   }
-  return { enabled, implied };
+  return { enabled, implied, listeners: checkedListeners, frontends: declared.frontends };
+}
+
+/** What the available modules declare for configuration: listener kinds (by kind) and frontend names. */
+async function declarationsOf(lookup: ModuleLookup, available: readonly string[]) {
+  const listenerKinds = new Map<string, { module: string; decl: ListenerKindDecl }>();
+  const frontends = new Set<string>(KERNEL_FRONTENDS);
+  for (const name of available) {
+    let definition: ModuleDefinition;
+    try {
+      definition = await lookup.definition(name);
+    } catch {
+      continue; // A module that cannot load declares nothing; its error shows when it is enabled.
+    }
+    for (const [kind, decl] of Object.entries(definition.listeners ?? {})) listenerKinds.set(kind, { module: name, decl });
+    for (const frontend of definition.frontends ?? []) frontends.add(frontend);
+  }
+  return { listenerKinds, frontends };
+}
+
+/** api_permissions `from:` names frontends the server or an available module has. */
+function checkFrontends(permissions: unknown, known: ReadonlySet<string>, issues: OptionIssue[]): void {
+  if (!isPlainObject(permissions)) return;
+  const names = [...known].sort();
+  for (const [group, value] of Object.entries(permissions)) {
+    if (!isPlainObject(value)) continue;
+    const from = Array.isArray(value.from) ? value.from : [value.from];
+    from.forEach((frontend, i) => {
+      if (typeof frontend !== 'string' || known.has(frontend)) return;
+      issues.push({
+        path: Array.isArray(value.from) ? ['api_permissions', group, 'from', i] : ['api_permissions', group, 'from'],
+        message: `unknown frontend '${frontend}'${didYouMean(frontend.replace(/^ejabberd_/, 'service_'), names)}; expected one of ${names.join(', ')} or {tag: name}`,
+      });
+    });
+  }
 }
 
 function checkListeners(top: TopLevelOptions, context: ConfigContext, modules: { enabled: Map<string, unknown> }, issues: OptionIssue[]): void {
@@ -200,7 +261,7 @@ function checkListeners(top: TopLevelOptions, context: ConfigContext, modules: {
       seen.set(key, i);
     }
     if (listener.module !== 'service_http') return;
-    for (const [prefix, handler] of Object.entries(listener.request_handlers)) {
+    for (const [prefix, handler] of Object.entries((listener as HttpListenerConfig).request_handlers)) {
       if (!handlers.includes(handler)) {
         issues.push({
           path: ['listen', i, 'request_handlers', prefix],

@@ -3,9 +3,10 @@
  * module's options and each built-in module's options, with types, defaults and docs. A test fails when
  * the committed file differs from what this produces.
  */
-import { LISTENER_SCHEMAS } from '../config/listeners.js';
+import { LISTENER_COMMON, LISTENER_SCHEMAS } from '../config/listeners.js';
 import { expectedOf, type OptionSpec, type OptionsSchema } from '../config/option-spec.js';
 import { TOP_LEVEL_SCHEMA } from '../config/schema.js';
+import { dependenciesOf } from '../modules/manager.js';
 import type { ModuleDefinition } from '@service/plugin-api';
 
 function defaultOf(spec: OptionSpec): string {
@@ -46,11 +47,18 @@ export function configurationReference(modules: readonly ModuleDefinition[]): st
     '',
   ];
   for (const [module, schema] of Object.entries(LISTENER_SCHEMAS)) out.push(`### \`${module}\``, '', table(schema), '');
+  // Kinds modules add: a listener of one enables its module.
+  for (const def of [...modules].sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const [kind, decl] of Object.entries(def.listeners ?? {})) {
+      out.push(`### \`${kind}\` (module ${def.name})`, '', decl.doc, '', table({ ...LISTENER_COMMON, ...decl.options }), '');
+    }
+  }
   out.push('## Modules (`modules`)', '', 'Each enabled module takes its own options; `{}` means all defaults.', '');
   for (const def of [...modules].sort((a, b) => a.name.localeCompare(b.name))) {
     out.push(`### \`${def.name}\` ${def.version}`, '', def.summary + '.', '');
     if (def.doc) out.push(def.doc, '');
-    const deps = (def.depends ?? []).map((d) => (typeof d === 'string' ? d : `${d.module}${d.optional ? ' (optional)' : ''}`));
+    // What the manager starts first: declared dependencies and the providers of consumed services.
+    const deps = dependenciesOf(def).map((d) => `${d.module}${d.optional ? ' (optional)' : ''}`);
     if (deps.length) out.push(`Depends on: ${deps.join(', ')}.`, '');
     out.push(Object.keys(def.options ?? {}).length ? table(def.options!) : 'No options.', '');
   }

@@ -33,7 +33,7 @@ function serviceDependenciesOf(def: ModuleDefinition): ServiceDependency[] {
  * What a module needs started before it: the modules it depends on, and the providers of the services it
  * consumes (as optional or hard as the consumption).
  */
-function dependenciesOf(def: ModuleDefinition): Array<ModuleDependency & { service?: string }> {
+export function dependenciesOf(def: ModuleDefinition): Array<ModuleDependency & { service?: string }> {
   const declared = (def.depends ?? []).map((d) => (typeof d === 'string' ? { module: d } : d));
   const providers = serviceDependenciesOf(def)
     .filter((s) => !declared.some((d) => d.module === s.ref.provider))
@@ -87,13 +87,16 @@ export class ModuleManager {
       if (changedCode || (changedOptions && !running.instance.reload)) restart.add(name);
       else if (changedOptions) reload.push(name);
     }
-    // A module that depends on one that stops or restarts holds its API: restart it too.
+    // A module that depends on one that stops or restarts, or consumes a service of it, may hold what it
+    // got from it (a service's object, a claim, a listener): restart it too. So does one whose optional
+    // dependency arrives now: what it set up at start (a claimed namespace) was set up without it.
+    const arriving = (module: string) => desired.has(module) && !this.#running.has(module);
     let grew = true;
     while (grew) {
       grew = false;
       for (const [name, running] of this.#running) {
         if (restart.has(name) || !desired.has(name)) continue;
-        if (dependenciesOf(running.definition).some((d) => restart.has(d.module) || (this.#running.has(d.module) && !desired.has(d.module)))) {
+        if (dependenciesOf(running.definition).some((d) => restart.has(d.module) || arriving(d.module) || (this.#running.has(d.module) && !desired.has(d.module)))) {
           restart.add(name);
           grew = true;
         }
@@ -127,7 +130,6 @@ export class ModuleManager {
     } catch (err) {
       throw new ModuleError('MODULE_START_FAILED', name, `its tables could not be created: ${(err as Error).message}`, { cause: err });
     }
-    const deps = new Map(dependenciesOf(definition).map((d) => [d.module, d]));
     const consumed = new Map(serviceDependenciesOf(definition).map((d) => [d.ref.id, d]));
     const services = this.services;
     const provided = this.#provided;
@@ -144,10 +146,6 @@ export class ModuleManager {
       db: storage.db(dbKind),
       dbKind,
       services,
-      depends: <T>(module: string): T => {
-        if (!deps.has(module)) throw new Error(`module ${name} asked for ${module}, which it does not list in depends`);
-        return this.#running.get(module)?.instance.api as T;
-      },
       use: <T>(ref: ServiceRef<T>): T => {
         consumption(ref);
         const implementation = provided.resolve(ref);
@@ -188,8 +186,10 @@ export class ModuleManager {
       for (const scopeDecl of instance.scopes ?? []) scopes.register(scopeDecl, name);
       if (instance.xmpp) registerXmpp(this.services, instance.xmpp, name);
       this.#provide(name, definition, instance);
+      this.#serveListenerKinds(name, definition, instance);
     } catch (err) {
       this.#unregister(name);
+      await this.services.listenerKinds.removeOwner(name);
       await Promise.resolve(instance.stop?.()).catch(() => {});
       if (err instanceof ModuleError) throw err;
       throw new ModuleError('MODULE_REGISTRATION_FAILED', name, (err as Error).message, { cause: err });
@@ -203,6 +203,8 @@ export class ModuleManager {
     const running = this.#running.get(name);
     if (!running) return;
     this.#unregister(name);
+    // Its listeners hold its handlers: closed before it stops.
+    await this.services.listenerKinds.removeOwner(name);
     this.#running.delete(name);
     this.#order = this.#order.filter((n) => n !== name);
     try {
@@ -231,6 +233,24 @@ export class ModuleManager {
     for (const { ref, implementation } of given) this.#provided.provide(ref, implementation, name);
   }
 
+  /** The listener kinds the definition declares, one starter each from the instance. */
+  #serveListenerKinds(name: string, definition: ModuleDefinition, instance: ModuleInstance): void {
+    const declared = Object.keys(definition.listeners ?? {});
+    const given = instance.listeners ?? {};
+    const missing = declared.filter((kind) => typeof given[kind] !== 'function');
+    const undeclared = Object.keys(given).filter((kind) => !declared.includes(kind));
+    if (missing.length || undeclared.length) {
+      throw new ModuleError(
+        'MODULE_HANDLERS_MISMATCH',
+        name,
+        [missing.length ? `nothing opens the declared listener kind(s) ${missing.join(', ')}` : '', undeclared.length ? `it opens listener kind(s) it does not declare: ${undeclared.join(', ')}` : '']
+          .filter(Boolean)
+          .join('; '),
+      );
+    }
+    for (const [kind, start] of Object.entries(given)) this.services.listenerKinds.register(kind, start, name);
+  }
+
   #unregister(name: string): void {
     this.#provided.removeOwner(name);
     const { commands, hooks, http, scopes, xmpp } = this.services;
@@ -254,6 +274,7 @@ function registerXmpp(services: KernelServices, registrations: XmppRegistrations
   for (const disco of registrations.disco ?? []) xmpp.disco.register(disco, owner);
   for (const { mechanism, rank } of registrations.sasl ?? []) xmpp.sasl.register(mechanism, owner, rank ?? -1);
   for (const { domain, handler } of registrations.domains ?? []) xmpp.router.registerDomain(domain, handler, owner);
+  for (const route of registrations.remoteRoutes ?? []) xmpp.router.registerRemoteRoute(route, owner);
   for (const keeper of registrations.sessionKeepers ?? []) xmpp.addSessionKeeper(keeper, owner);
 }
 

@@ -5,6 +5,7 @@
 import type { AccessControl } from '../access/access-control.js';
 import type { AccountService } from '../accounts/accounts.js';
 import type { LoginThrottle } from '../accounts/login-throttle.js';
+import type { ListenerKinds } from './listener-kinds.js';
 import type { CommandBus } from '../commands/bus.js';
 import type { Config } from '../config/load.js';
 import type { CommandDoc } from '@service/plugin-api';
@@ -30,6 +31,8 @@ export interface KernelServices extends ServerServices {
   readonly logger: Logger;
   readonly storage: Storage;
   readonly accounts: AccountService;
+  /** Listener kinds running modules serve. */
+  readonly listenerKinds: ListenerKinds;
   /** The failed-login limit every way in shares (bans by address, and by account at an address). */
   readonly logins: LoginThrottle;
   readonly commands: CommandBus;

@@ -18,7 +18,7 @@ export default defineModule({
   version: '0.1.0',
   pluginApi: '^0.1.0',
   summary: 'Administration commands: accounts, rosters, vCards, sessions, stanzas, statistics, shared roster groups',
-  depends: ADMIN_EXTRA_USES.map((module) => ({ module, optional: true })),
+  consumes: ADMIN_EXTRA_USES.map((ref) => ({ ref, optional: true })),
   commands,
   start(ctx) {
     const cleanups: Array<() => void> = [];

@@ -1,6 +1,6 @@
 /**
- * The blocklist operations, shared by the IQ handlers and the api: store the change, push it to the
- * account's interested resources, and tell the contacts concerned by presence.
+ * The blocklist operations, shared by the IQ handlers and the blocking service: store the change, push
+ * it to the account's interested resources, and tell the contacts concerned by presence.
  */
 import { Jid } from '@service/plugin-api';
 import { isCovered } from './jid-match.js';

@@ -1,44 +1,36 @@
 /**
- * mod_blocking: the blocking command (XEP-0191). An account's blocklist, managed by its clients (or the
- * `api`), stored per account and enforced on delivery; pushes to the resources that asked for the list.
- * mod_roster, when enabled, tells which contacts get presence when the list changes.
+ * mod_blocking: the blocking command (XEP-0191). An account's blocklist, managed by its clients (or other
+ * modules, through `blockingService` of `@service/mod_blocking/api`), stored per account and enforced on
+ * delivery; pushes to the resources that asked for the list. mod_roster's service, when it runs, tells
+ * which contacts get presence when the list changes.
  */
-import { Jid, badArgument, defineModule } from '@service/plugin-api';
+import { Jid, badArgument, defineModule, provide } from '@service/plugin-api';
+import { rosterService } from '@service/mod_roster/api';
 import { Blocking, normalize } from './blocking.js';
 import { BlockingEnforcement } from './enforcement.js';
 import { blockingHandlers } from './iq.js';
 import { BLOCKING_MIGRATIONS } from './migrations.js';
 import { NS_BLOCKING } from './ns.js';
 import { PresenceOnChange } from './presence-on-change.js';
+import { blockingService, type BlockingApi } from './public-api.js';
 import { BlocklistPushes } from './pushes.js';
-import { asPresenceSubscribers } from './roster-view.js';
 import { BlocklistStore } from './store.js';
 
 /** Outermost of the policy layers: a blocked stanza is dropped before privacy lists, rosters or carbons see it. */
 const CHAIN_PRIORITY = 10;
-
-export interface BlockingApi {
-  /** The account's blocked JIDs, sorted. */
-  blocklist(user: string, host: string): Promise<string[]>;
-  /** Blocks JIDs as a client of the account would (pushes, presence); a bad_argument error for an invalid JID. */
-  block(user: string, host: string, jids: readonly string[]): Promise<void>;
-  /** Unblocks JIDs, or every JID when `jids` is omitted. */
-  unblock(user: string, host: string, jids?: readonly string[]): Promise<void>;
-  /** Whether `other` is covered by the account's blocklist (XEP-0191 §6 matching). */
-  isBlocked(user: string, host: string, other: string): Promise<boolean>;
-}
 
 export default defineModule({
   name: 'mod_blocking',
   version: '0.1.0',
   pluginApi: '^0.1.0',
   summary: 'Blocking command (XEP-0191), enforced on delivery',
-  depends: [{ module: 'mod_roster', optional: true }],
+  provides: [blockingService],
+  consumes: [{ ref: rosterService, optional: true }],
   migrations: BLOCKING_MIGRATIONS,
   start(ctx) {
     const { xmpp } = ctx.services;
     const store = new BlocklistStore(() => ctx.db);
-    const presence = new PresenceOnChange(xmpp.sessions, xmpp.router, () => asPresenceSubscribers(ctx.depends('mod_roster')));
+    const presence = new PresenceOnChange(xmpp.sessions, xmpp.router, () => ctx.find(rosterService));
     const blocking = new Blocking(store, new BlocklistPushes(xmpp.sessions, xmpp.router), presence);
     const enforcement = new BlockingEnforcement(store, presence, xmpp.router);
     const account = (user: string, host: string) => Jid.parse(`${user}@${host}`);
@@ -55,7 +47,7 @@ export default defineModule({
       isBlocked: (user, host, other) => blocking.isBlocked(account(user, host), Jid.parse(other)),
     };
     return {
-      api,
+      services: [provide(blockingService, api)],
       xmpp: {
         iq: blockingHandlers(blocking),
         middleware: [

@@ -7,8 +7,8 @@
  * otherwise keep seeing the account online).
  */
 import { Jid, x, type C2SSession, type RouterApi, type SessionDirectory, type XmlElement } from '@service/plugin-api';
+import type { RosterApi } from '@service/mod_roster/api';
 import { isCovered } from './jid-match.js';
-import type { PresenceSubscribers } from './roster-view.js';
 
 export class PresenceOnChange {
   /** Stanzas sent here on purpose to a contact the account now blocks: the delivery check lets them pass. */
@@ -17,7 +17,8 @@ export class PresenceOnChange {
   constructor(
     private readonly sessions: SessionDirectory,
     private readonly router: RouterApi,
-    private readonly roster: () => PresenceSubscribers | undefined,
+    /** mod_roster's service while it runs (read at each use: it may stop). */
+    private readonly roster: () => RosterApi | undefined,
   ) {}
 
   isExempt(stanza: XmlElement): boolean {

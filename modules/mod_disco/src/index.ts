@@ -1,33 +1,28 @@
 /**
  * mod_disco: service discovery (XEP-0030). Answers disco#info and disco#items for the server's domains
  * and for accounts, from what every module registers in the kernel's disco registry (so a module that
- * stops disappears from the answers). Dependents may list items of the server through the `api`. Uses
- * mod_roster, when enabled, to answer an account's contacts with a presence subscription (XEP-0030 §8).
+ * stops disappears from the answers). Other modules may list items of the server through
+ * `discoItemsService` (`@service/mod_disco/api`). Uses mod_roster's service, when it runs, to answer an
+ * account's contacts with a presence subscription (XEP-0030 §8).
  */
-import { defineModule } from '@service/plugin-api';
+import { defineModule, provide } from '@service/plugin-api';
 import { maySeePresence, rosterService } from '@service/mod_roster/api';
 import { discoHandlers } from './handlers.js';
-import { ServerItems, type DiscoItem, type DiscoItemsProvider } from './items.js';
+import { ServerItems } from './items.js';
 import { NS_DISCO_INFO, NS_DISCO_ITEMS } from './ns.js';
-
-export type { DiscoItem, DiscoItemsProvider };
-
-export interface DiscoApi {
-  /** Lists items in the server's disco#items (per host); returns the function that removes them. */
-  addServerItems(provider: DiscoItemsProvider): () => void;
-}
+import { discoItemsService } from './public-api.js';
 
 export default defineModule({
   name: 'mod_disco',
   version: '0.1.0',
   pluginApi: '^0.1.0',
   summary: 'Service discovery (XEP-0030) of the server and of accounts',
+  provides: [discoItemsService],
   consumes: [{ ref: rosterService, optional: true }],
   start(ctx) {
     const serverItems = new ServerItems();
-    const api: DiscoApi = { addServerItems: (provider) => serverItems.add(provider) };
     return {
-      api,
+      services: [provide(discoItemsService, { addServerItems: (provider) => serverItems.add(provider) })],
       xmpp: {
         iq: discoHandlers(ctx.services.xmpp, ctx.services.accounts, (owner, requester) => maySeePresence(ctx.find(rosterService), owner, requester), serverItems),
         disco: [

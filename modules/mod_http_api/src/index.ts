@@ -100,6 +100,7 @@ export default defineModule({
   version: '0.1.0',
   pluginApi: '^0.1.0',
   summary: 'HTTP JSON API: every command at POST /api/<command>',
+  frontends: ['mod_http_api'],
   doc:
     'Serves the command API over HTTP. Route it from a `service_http` listener with `request_handlers: {/api: mod_http_api}`. ' +
     'Authenticate with HTTP Basic (`user@host:password`) or an OAuth bearer token; without credentials a call is judged by its address. ' +

@@ -1,25 +1,25 @@
 /**
  * mod_last: last activity (XEP-0012). Answers the server's uptime and, for accounts, the time since
  * their last logout with the status they left; records it when an account's last session ends. Uses
- * mod_roster, when enabled, to let contacts with a presence subscription ask.
+ * mod_roster, when enabled, to let contacts with a presence subscription ask. Provides the stored last
+ * activity to other modules as `lastActivityService` (`@service/mod_last/api`).
  */
-import { defineModule } from '@service/plugin-api';
+import { accountKey, defineModule, provide } from '@service/plugin-api';
 import { maySeePresence, rosterService, type PresenceAccess } from '@service/mod_roster/api';
-import { accountKey } from '@service/plugin-api';
 import { LastActivity } from './activity.js';
 import { lastActivityApi } from './api.js';
 import { NS_LAST, lastIqHandlers } from './iq.js';
 import { logoutTracker } from './logout-tracker.js';
 import { LAST_MIGRATIONS } from './migrations.js';
+import { lastActivityService } from './public-api.js';
 import { LastActivityStore } from './store.js';
-
-export type { LastActivityApi, LastActivityRecord } from './api.js';
 
 export default defineModule({
   name: 'mod_last',
   version: '0.1.0',
   pluginApi: '^0.1.0',
   summary: 'Last activity (XEP-0012)',
+  provides: [lastActivityService],
   consumes: [{ ref: rosterService, optional: true }],
   options: {
     db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where last activity is stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
@@ -30,7 +30,7 @@ export default defineModule({
     const activity = new LastActivity(new LastActivityStore(ctx.db), sessions);
     const access: PresenceAccess = (owner, requester) => maySeePresence(ctx.find(rosterService), owner, requester);
     return {
-      api: lastActivityApi(activity),
+      services: [provide(lastActivityService, lastActivityApi(activity))],
       xmpp: {
         iq: lastIqHandlers(activity, access, ctx.services),
         disco: [{ scope: 'server', features: [NS_LAST] }],

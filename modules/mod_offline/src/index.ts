@@ -2,18 +2,16 @@
  * mod_offline: offline messages (XEP-0160). Chat and normal messages for an account with no session
  * taking messages are stored (XEP-0334 hints and XEP-0079/XEP-0023 expiry honoured, at most
  * max_user_messages each) and delivered, stamped with XEP-0203 delays, when a session of the account
- * next becomes available with a non-negative priority. The admin commands use the `api` (OfflineApi).
+ * next becomes available with a non-negative priority. The admin commands use the offline service
+ * (`offlineService` of `@service/mod_offline/api`).
  */
-import { defineModule, type C2SSession } from '@service/plugin-api';
-import { accountKey } from '@service/plugin-api';
-import { KeyedLock } from '@service/plugin-api';
+import { KeyedLock, accountKey, defineModule, provide, type C2SSession } from '@service/plugin-api';
 import { offlineApi } from './api.js';
 import { OfflineDelivery, takesMessages } from './delivery.js';
 import { OFFLINE_MIGRATIONS } from './migrations.js';
 import { offlineLayer } from './offline-layer.js';
+import { offlineService } from './public-api.js';
 import { OfflineStore } from './store.js';
-
-export type { BatchPurgeOptions, BatchPurgeResult, OfflineApi, OfflineMessage } from './api.js';
 
 /** Per-session state: whether the session took messages after its last presence. */
 const TAKING_MESSAGES = 'mod_offline.taking_messages';
@@ -23,6 +21,7 @@ export default defineModule({
   version: '0.1.0',
   pluginApi: '^0.1.0',
   summary: 'Offline messages (XEP-0160): stored while the account is offline, delivered at its next initial presence',
+  provides: [offlineService],
   options: {
     max_user_messages: {
       type: 'integer',
@@ -57,7 +56,7 @@ export default defineModule({
     };
 
     return {
-      api: offlineApi(store),
+      services: [provide(offlineService, offlineApi(store))],
       xmpp: {
         middleware: [
           {

@@ -5,7 +5,7 @@
  * Stanzas are routed, so that the recipients' deliver chains (blocking, privacy) apply.
  */
 import type { C2SSession, Jid, Logger, XmlElement, XmppApi } from '@service/plugin-api';
-import type { RosterApi, SubscriptionChange } from '@service/mod_roster';
+import type { RosterApi, SubscriptionChange } from '@service/mod_roster/api';
 import { presenceOf } from './session-presence.js';
 import { addressed, unavailable } from './stanzas.js';
 

@@ -1,10 +1,10 @@
 /**
- * mod_presence: presence (RFC 6121 §4) on top of mod_roster's subscriptions: broadcast to subscribers and
- * own resources, probes at login and their answers, directed presence, and unavailable presence when a
- * session ends or the account is removed.
+ * mod_presence: presence (RFC 6121 §4) on top of mod_roster's subscriptions (its roster service, which it
+ * consumes): broadcast to subscribers and own resources, probes at login and their answers, directed
+ * presence, and unavailable presence when a session ends or the account is removed.
  */
 import { defineModule, x } from '@service/plugin-api';
-import type { RosterApi } from '@service/mod_roster';
+import { rosterService } from '@service/mod_roster/api';
 import { PresenceBroadcast } from './broadcast.js';
 import { outgoingPresence } from './outgoing.js';
 import { Probes } from './probes.js';
@@ -21,9 +21,10 @@ export default defineModule({
     'Broadcasts each session\'s presence to the contacts subscribed to the account and to its own resources, ' +
     'probes the contacts it is subscribed to at login and answers their probes, remembers directed presence, ' +
     'and sends unavailable presence when a session ends, also when its connection is lost.',
-  depends: ['mod_roster'],
+  consumes: [rosterService],
   start(ctx) {
-    const roster = ctx.depends<RosterApi>('mod_roster');
+    // Required, so it runs; a restart of mod_roster restarts this module, which then listens to the new one.
+    const roster = ctx.use(rosterService);
     const xmpp = ctx.services.xmpp;
     const broadcast = new PresenceBroadcast(roster, xmpp, ctx.logger);
     const probes = new Probes(roster, xmpp, ctx.logger);

@@ -4,7 +4,7 @@
  * the server's business: they are never delivered to clients.
  */
 import type { C2SSession, DeliverContext, Jid, Logger, Middleware, XmlElement, XmppApi } from '@service/plugin-api';
-import type { RosterApi } from '@service/mod_roster';
+import type { RosterApi } from '@service/mod_roster/api';
 import { addressed, probe, unavailable } from './stanzas.js';
 
 export class Probes {

@@ -1,16 +1,29 @@
 /**
  * Applying a list to a stanza (XEP-0016 §2.2): items in ascending order, the first that matches decides;
- * none matching allows. The roster is consulted only when a 'group' or 'subscription' item is reached,
- * and at most once per decision.
+ * none matching allows. The roster (mod_roster's service, when it runs) is consulted only when a 'group'
+ * or 'subscription' item is reached, and at most once per decision; without it those items match nobody.
  */
 import type { Jid } from '@service/plugin-api';
+import type { RosterApi, RosterItem } from '@service/mod_roster/api';
 import { covers } from './jid-match.js';
 import type { Action, PrivacyItem, PrivacyList } from './model.js';
-import type { ContactRelation } from './roster-view.js';
 import type { Kind } from './stanza-kind.js';
+
+/** What 'subscription' and 'group' items match against. */
+export type ContactRelation = Pick<RosterItem, 'subscription' | 'groups'>;
 
 /** The other party's standing in the owner's roster; undefined when there is no roster to consult. */
 export type RelationLookup = () => Promise<ContactRelation | undefined>;
+
+const NOT_IN_ROSTER: ContactRelation = { subscription: 'none', groups: [] };
+
+/** How `contact` stands in `owner`'s roster: subscription 'none' and no groups when it is not in it. */
+export async function relationIn(roster: RosterApi | undefined, owner: Jid, contact: Jid): Promise<ContactRelation | undefined> {
+  if (!roster) return undefined;
+  const item = await roster.getItem(owner.bare, contact.bare);
+  // A stored subscription request from someone not in the roster is no roster item.
+  return item?.inRoster ? item : NOT_IN_ROSTER;
+}
 
 export async function decide(list: PrivacyList, other: Jid, kind: Kind, relationOf: RelationLookup): Promise<Action> {
   let relation: Promise<ContactRelation | undefined> | undefined;

@@ -20,12 +20,11 @@
  * refusal is only recorded, and the deliver layer decides after the fan-out. A stanza written to a session
  * outside any delivery (stored offline messages, probe answers) is answered at once, as before.
  */
-import { Jid, type C2SSession, type DeliverContext, type ReceiveContext, type RouterApi, type SendContext, type SessionDirectory, type XmlElement } from '@service/plugin-api';
+import { Jid, StanzaError, type C2SSession, type DeliverContext, type ReceiveContext, type RouterApi, type SendContext, type SessionDirectory, type XmlElement } from '@service/plugin-api';
+import type { RosterApi } from '@service/mod_roster/api';
 import { activeListOf } from './active-list.js';
-import { decide } from './decide.js';
+import { decide, relationIn } from './decide.js';
 import type { Action, PrivacyList } from './model.js';
-import type { RosterView } from './roster-view.js';
-import { StanzaError } from '@service/plugin-api';
 import { inboundKind, isNotification, outboundKind, type Kind } from './stanza-kind.js';
 import type { PrivacyStore } from './store.js';
 
@@ -46,7 +45,8 @@ export class PrivacyEnforcement {
     private readonly store: PrivacyStore,
     private readonly sessions: SessionDirectory,
     private readonly router: RouterApi,
-    private readonly roster: () => RosterView | undefined,
+    /** mod_roster's service while it runs (read at each use: it may stop). */
+    private readonly roster: () => RosterApi | undefined,
   ) {}
 
   async onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
@@ -141,7 +141,7 @@ export class PrivacyEnforcement {
   }
 
   #decide(owner: Jid, list: PrivacyList, other: Jid, kind: Kind): Promise<Action> {
-    return decide(list, other, kind, async () => this.roster()?.relation(owner, other.toBare()));
+    return decide(list, other, kind, () => relationIn(this.roster(), owner, other));
   }
 
   async #refuseInbound(stanza: XmlElement): Promise<void> {

@@ -1,42 +1,34 @@
 /**
  * mod_privacy: privacy lists (XEP-0016). Lists per account (stored), a default list per account, an
- * active list per session; enforced on delivery and on sending. mod_roster, when enabled, answers the
- * 'subscription' and 'group' items; without it those items match nobody.
+ * active list per session; enforced on delivery and on sending. mod_roster's service, when it runs,
+ * answers the 'subscription' and 'group' items; without it those items match nobody. Provides the privacy
+ * service (`privacyService` of `@service/mod_privacy/api`) to the admin commands.
  */
-import { Jid, defineModule, type IqContext, type XmlElement } from '@service/plugin-api';
+import { Jid, StanzaError, defineModule, provide, type IqContext } from '@service/plugin-api';
+import { rosterService } from '@service/mod_roster/api';
 import { PrivacyEnforcement } from './enforcement.js';
 import { PRIVACY_MIGRATIONS } from './migrations.js';
 import { NS_PRIVACY } from './ns.js';
+import { privacyService, type PrivacyApi } from './public-api.js';
 import { ListPushes } from './pushes.js';
 import { PrivacyRequests } from './requests.js';
-import { rosterViewOf } from './roster-view.js';
-import { StanzaError } from '@service/plugin-api';
 import { PrivacyStore } from './store.js';
 
 /** Inside mod_blocking's layers (10), outside rosters, presence and carbons. */
 const CHAIN_PRIORITY = 12;
-
-export interface PrivacyApi {
-  /**
-   * Applies a jabber:iq:privacy <query/> to an account as if one of its clients had sent it, but without
-   * a session (so <active/> is a bad-request): list changes are pushed to its resources. Resolves with
-   * the result payload of a get (nothing for a set); throws a StanzaError with the condition a client
-   * would get.
-   */
-  apply(user: string, host: string, type: 'get' | 'set', query: XmlElement): Promise<XmlElement | undefined>;
-}
 
 export default defineModule({
   name: 'mod_privacy',
   version: '0.1.0',
   pluginApi: '^0.1.0',
   summary: 'Privacy lists (XEP-0016), enforced on delivery',
-  depends: [{ module: 'mod_roster', optional: true }],
+  provides: [privacyService],
+  consumes: [{ ref: rosterService, optional: true }],
   migrations: PRIVACY_MIGRATIONS,
   start(ctx) {
     const { xmpp } = ctx.services;
     const store = new PrivacyStore(() => ctx.db);
-    const roster = () => rosterViewOf(ctx.depends('mod_roster'));
+    const roster = () => ctx.find(rosterService);
     const requests = new PrivacyRequests(store, xmpp.sessions, new ListPushes(xmpp.sessions, xmpp.router), roster);
     const enforcement = new PrivacyEnforcement(store, xmpp.sessions, xmpp.router, roster);
     const account = (user: string, host: string) => Jid.parse(`${user}@${host}`);
@@ -54,7 +46,7 @@ export default defineModule({
       return c.to;
     };
     return {
-      api,
+      services: [provide(privacyService, api)],
       xmpp: {
         iq: [
           { type: 'get', ns: NS_PRIVACY, to: 'account', handler: (c) => requests.get(ownAccount(c), c.session, c.payload) },

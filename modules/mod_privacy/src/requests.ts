@@ -1,15 +1,14 @@
 /**
  * The jabber:iq:privacy requests of an account (XEP-0016 §§2.3–2.8): list names, one list, the active
  * list of the requesting session, the default list, creating, replacing and removing lists — with the
- * errors the XEP names. Used by the IQ handlers and by the `api` (no session there).
+ * errors the XEP names. Used by the IQ handlers and by the privacy service (no session there).
  */
-import { x, type C2SSession, type Jid, type SessionDirectory, type XmlElement } from '@service/plugin-api';
+import { StanzaError, x, type C2SSession, type Jid, type SessionDirectory, type XmlElement } from '@service/plugin-api';
+import type { RosterApi } from '@service/mod_roster/api';
 import { activeListOf, setActiveList } from './active-list.js';
 import { listElement, listName, parseList, queryElement } from './list-xml.js';
 import type { PrivacyList } from './model.js';
 import type { ListPushes } from './pushes.js';
-import type { RosterView } from './roster-view.js';
-import { StanzaError } from '@service/plugin-api';
 import type { PrivacyStore } from './store.js';
 
 export class PrivacyRequests {
@@ -17,7 +16,8 @@ export class PrivacyRequests {
     private readonly store: PrivacyStore,
     private readonly sessions: SessionDirectory,
     private readonly pushes: ListPushes,
-    private readonly roster: () => RosterView | undefined,
+    /** mod_roster's service while it runs (read at each use: it may stop). */
+    private readonly roster: () => RosterApi | undefined,
   ) {}
 
   async get(account: Jid, session: C2SSession | undefined, query: XmlElement): Promise<XmlElement> {
@@ -97,7 +97,7 @@ export class PrivacyRequests {
     const wanted = list.items.filter((item) => item.type === 'group').map((item) => item.value!);
     const roster = this.roster();
     if (!wanted.length || !roster) return;
-    const groups = await roster.groups(account);
+    const groups = new Set((await roster.getRoster(account.bare)).flatMap((item) => item.groups));
     const missing = wanted.find((group) => !groups.has(group));
     if (missing !== undefined) throw new StanzaError('item-not-found', `there is no roster group '${missing}'`);
   }

@@ -1,4 +1,4 @@
-/** The module's `api`: rosters for mod_presence and the admin commands (see RosterApi in types.ts). */
+/** The roster service's implementation (RosterApi in types.ts): rosters for the modules that consume it. */
 import { Jid, type DbKind } from '@service/plugin-api';
 import { removeItem } from './removal.js';
 import type { Roster } from './roster.js';

@@ -1,7 +1,8 @@
 /**
  * mod_roster: rosters and presence subscriptions (RFC 6121 §2, §3), roster versioning (XEP-0237) and
- * subscription pre-approval (RFC 6121 §3.4). Other modules use its `api` (RosterApi): mod_presence for
- * who gets whose presence, the admin commands for reading and editing rosters.
+ * subscription pre-approval (RFC 6121 §3.4). Other modules consume its roster service (`rosterService`
+ * of `@service/mod_roster/api`): mod_presence for who gets whose presence, privacy lists and blocking for
+ * contacts' subscriptions and groups, the admin commands for reading and editing rosters.
  */
 import { Jid, defineModule, provide, x } from '@service/plugin-api';
 import { rosterApi } from './api.js';
@@ -14,24 +15,6 @@ import { rosterGet, rosterSet } from './roster-iq.js';
 import { NS_PRE_APPROVAL, NS_ROSTER, NS_ROSTER_VERSIONING } from './roster-xml.js';
 import { RosterStore } from './store.js';
 import { inboundSubscriptions, outboundSubscriptions, resendPendingRequests } from './subscriptions.js';
-
-export type {
-  AccountRef,
-  Pending,
-  RosterApi,
-  RosterEntry,
-  RosterItem,
-  RosterItemUpdate,
-  SharedContact,
-  SharedContactChange,
-  SharedContactsProvider,
-  Subscription,
-  SubscriptionCause,
-  SubscriptionChange,
-  SubscriptionListener,
-  SubscriptionState,
-} from './types.js';
-export { RosterError } from './types.js';
 
 /**
  * Subscription stanzas are handled early in user_send and deliver, so that later layers (carbons,
@@ -72,7 +55,6 @@ export default defineModule({
     const xmpp = ctx.services.xmpp;
     const roster = new Roster(new RosterStore(ctx.db), new RosterPushes(xmpp), xmpp, ctx.logger, () => settings);
     return {
-      api: rosterApi(roster, ctx.dbKind),
       services: [provide(rosterService, rosterApi(roster, ctx.dbKind))],
       xmpp: {
         iq: [

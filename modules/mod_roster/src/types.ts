@@ -1,6 +1,7 @@
 /**
- * What other modules see of rosters: the items, the subscription states, and the API that
- * `ctx.depends('mod_roster')` returns. Dependents import these as types only.
+ * What other modules see of rosters: the items, the subscription states, and the roster service
+ * (RosterApi) they get with `ctx.use(rosterService)`. Consumers import these through the API entry
+ * (public-api.ts), as types, and RosterError.
  */
 import { type DbKind, type Jid, type StanzaCondition } from '@service/plugin-api';
 
@@ -108,9 +109,7 @@ export class RosterError extends Error {
     this.name = 'RosterError';
   }
 }
-// Other packages import mod_roster by its package name; the module manager loads it by file URL: two copies.
-
-/** What `ctx.depends('mod_roster')` returns. Owners must be local accounts. */
+/** The roster service (`rosterService`), as consumers get it from `ctx.use`. Owners must be local accounts. */
 export interface RosterApi {
   /** The store the rows live in (db_type): process_rosteritems' patterns follow ejabberd's backend grammar. */
   readonly dbKind: DbKind;

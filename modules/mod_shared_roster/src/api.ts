@@ -1,8 +1,8 @@
 /**
- * The module's `api`: one method per srg_* command of mod_admin_extra, taking that command's arguments by
- * their names. Failures are CommandErrors naming what is wrong: `bad_argument` for an invalid value (the
- * argument named), `not_found` for a group, account or displayed group that does not exist, `conflict`
- * for what is already so. A failed call changes nothing.
+ * The shared roster service (`sharedRosterService`): one method per srg_* command of mod_admin_extra,
+ * taking that command's arguments by their names. Failures are CommandErrors naming what is wrong:
+ * `bad_argument` for an invalid value (the argument named), `not_found` for a group, account or displayed
+ * group that does not exist, `conflict` for what is already so. A failed call changes nothing.
  *
  * Every change is written to the tables, then to memory, then pushed to the rosters of the accounts
  * online (see propagation.ts); changes run one at a time.

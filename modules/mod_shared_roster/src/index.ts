@@ -1,10 +1,11 @@
 /**
  * mod_shared_roster: shared roster groups. Members of a group appear in the rosters of the members of the
- * groups that display it, as XMPP clients see them. Managed with mod_admin_extra's srg_* commands, through
- * the `api` (SharedRosterApi).
+ * groups that display it, as XMPP clients see them, through mod_roster's service (shared contacts).
+ * Managed with mod_admin_extra's srg_* commands, through the shared roster service (`sharedRosterService`
+ * of `@service/mod_shared_roster/api`).
  */
-import { KeyedLock, defineModule } from '@service/plugin-api';
-import type { RosterApi } from '@service/mod_roster';
+import { KeyedLock, defineModule, provide } from '@service/plugin-api';
+import { rosterService } from '@service/mod_roster/api';
 import { accountHooks } from './account-hooks.js';
 import { sharedRosterApi } from './api.js';
 import { Groups } from './groups.js';
@@ -12,11 +13,9 @@ import { HostAccounts, OnlineAccounts } from './members.js';
 import { SHARED_ROSTER_MIGRATIONS } from './migrations.js';
 import { ONLINE_TRACKING_PRIORITY, onlineTracking } from './online-tracking.js';
 import { Propagation } from './propagation.js';
+import { sharedRosterService } from './public-api.js';
 import { SharedRosterStore } from './store.js';
 import { SharedView } from './view.js';
-
-export type { GroupArgs, GroupInfo, MemberArgs, SharedRosterApi } from './api.js';
-export { ALL_USERS, ONLINE_USERS } from './validation.js';
 
 export default defineModule({
   name: 'mod_shared_roster',
@@ -38,14 +37,16 @@ export default defineModule({
     'removed from a roster (<not-allowed/>) while its group shows it; the owner may still name it or add it to ' +
     'groups of its own, and subscription stanzas between shared contacts change nothing. Groups are managed with ' +
     "mod_admin_extra's srg_* commands. An account's memberships are removed with the account.",
-  depends: ['mod_roster'],
+  provides: [sharedRosterService],
+  consumes: [rosterService],
   options: {
     db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where groups are stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
   },
   migrations: SHARED_ROSTER_MIGRATIONS,
   async start(ctx) {
     // No reload(): the only option, db_type, means other tables, so a change restarts the module.
-    const roster = ctx.depends<RosterApi>('mod_roster');
+    // Required, so it runs; a restart of mod_roster restarts this module, which then provides its contacts again.
+    const roster = ctx.use(rosterService);
     const xmpp = ctx.services.xmpp;
     const store = new SharedRosterStore(ctx.db);
     const groups = new Groups();
@@ -71,7 +72,7 @@ export default defineModule({
     const tracking = onlineTracking({ groups, online, propagation, exclusive });
     const stopProviding = roster.provideSharedContacts(view);
     return {
-      api: sharedRosterApi({ services: ctx.services, groups, store, propagation, exclusive }),
+      services: [provide(sharedRosterService, sharedRosterApi({ services: ctx.services, groups, store, propagation, exclusive }))],
       xmpp: { middleware: [{ chain: 'user_send', priority: ONLINE_TRACKING_PRIORITY, handler: tracking.middleware }] },
       hooks: [
         ...accountHooks({ groups, store, accounts, online, propagation, exclusive, reload }),

@@ -5,7 +5,7 @@
  * roster is computed when asked for, and its version changes with it (see mod_roster's shared.ts).
  */
 import { Jid, type Logger, type XmppApi } from '@service/plugin-api';
-import type { RosterApi, SharedContact, SharedContactChange } from '@service/mod_roster';
+import type { RosterApi, SharedContact, SharedContactChange } from '@service/mod_roster/api';
 import type { Assumption, SharedView } from './view.js';
 
 export interface PropagationOptions {

@@ -4,7 +4,7 @@
  * a group displayed to one of the owner's groups; its roster groups are the labels of those groups.
  */
 import type { Jid } from '@service/plugin-api';
-import type { SharedContact, SharedContactsProvider } from '@service/mod_roster';
+import type { SharedContact, SharedContactsProvider } from '@service/mod_roster/api';
 import { labelOf, type Group, type Groups } from './groups.js';
 import type { HostAccounts, OnlineAccounts } from './members.js';
 

@@ -1,22 +1,22 @@
 /**
  * mod_vcard: vCards (XEP-0054). Clients read any local account's vCard and set their own; the admin
- * commands read and write whole vCards or single fields through the `api` (VcardApi).
+ * commands read and write whole vCards or single fields through the vCard service (`vcardService` of
+ * `@service/mod_vcard/api`).
  */
-import { defineModule } from '@service/plugin-api';
-import { accountKey } from '@service/plugin-api';
+import { accountKey, defineModule, provide } from '@service/plugin-api';
 import { vcardApi } from './api.js';
 import { vcardIqHandlers } from './iq.js';
 import { VCARD_MIGRATIONS } from './migrations.js';
+import { vcardService } from './public-api.js';
 import { VcardStore } from './store.js';
 import { NS_VCARD, Vcards } from './vcards.js';
-
-export type { VcardApi } from './api.js';
 
 export default defineModule({
   name: 'mod_vcard',
   version: '0.1.0',
   pluginApi: '^0.1.0',
   summary: 'vCards (XEP-0054)',
+  provides: [vcardService],
   options: {
     max_size: {
       type: 'integer',
@@ -33,7 +33,7 @@ export default defineModule({
     // No reload: a change of options restarts the module, which also follows a change of db_type.
     const vcards = new Vcards(store, ctx.options.max_size);
     return {
-      api: vcardApi(vcards),
+      services: [provide(vcardService, vcardApi(vcards))],
       xmpp: {
         iq: vcardIqHandlers(vcards, ctx.services),
         disco: [

@@ -127,6 +127,11 @@ export interface Caller {
   readonly oauth?: { readonly scopes: readonly string[]; readonly tokenId: string };
   /** XML-RPC's administrator call form (`admin: true` with the credentials). */
   readonly actingAsAdmin?: boolean;
+  /**
+   * The frontend binds this caller to its own account whatever its rights (XML-RPC's own-data call form):
+   * account arguments default to it and other values are refused, as for a token without service:admin.
+   */
+  readonly ownAccountOnly?: boolean;
   /** Correlates log lines and the response header. */
   readonly requestId?: string;
 }

@@ -20,8 +20,9 @@ import type { DiscoRegistration } from '../xmpp/disco.js';
 import type { StreamFeatureRegistration } from '../xmpp/features.js';
 import type { IqHandlerRegistration } from '../xmpp/iq.js';
 import type { SaslMechanism } from '../xmpp/sasl.js';
-import type { DomainHandler, SessionKeeper } from '../xmpp/routing.js';
+import type { DomainHandler, RemoteRoute, SessionKeeper } from '../xmpp/routing.js';
 import type { HookRegistration } from './hooks.js';
+import type { ListenerKindDecl, ListenerStarter } from './listeners.js';
 import type { ProvidedService, ServiceDependency, ServiceRef } from './service-ref.js';
 
 type Awaitable<T> = T | Promise<T>;
@@ -29,6 +30,10 @@ type Awaitable<T> = T | Promise<T>;
 /** The options type of a schema; an unspecific schema (a plain Record) gives plain records. */
 export type OptionsOf<S extends OptionsSchema> = string extends keyof S ? Record<string, unknown> : InferOptions<S>;
 
+/**
+ * A module that must start before this one (and restarts it when it restarts or stops), of a version in a
+ * range. It orders modules; what one module uses of another goes through service refs (`consumes`).
+ */
 export interface ModuleDependency {
   readonly module: string;
   /** The versions of it this module works with, as a semver range (any when absent). */
@@ -67,6 +72,10 @@ export interface ModuleDefinition<S extends OptionsSchema = OptionsSchema, C ext
   readonly migrations?: readonly Migration[];
   /** Command declarations, static so that docs cover modules that are not enabled. */
   readonly commands?: C;
+  /** Listener kinds it adds to `listen:` (the instance opens them: `listeners`). */
+  readonly listeners?: Readonly<Record<string, ListenerKindDecl>>;
+  /** Frontend names its callers come through, for api_permissions `from:` (mod_http_api, service_xmlrpc…). */
+  readonly frontends?: readonly string[];
   start(ctx: ModuleContext<OptionsOf<S>>): Awaitable<ModuleInstance<C, OptionsOf<S>> | void>;
 }
 
@@ -84,8 +93,8 @@ export interface ModuleInstance<C extends readonly CommandDecl[] = readonly Comm
   readonly xmpp?: XmppRegistrations;
   /** The implementations of the services listed in `provides`, one each. */
   readonly services?: readonly ProvidedService[];
-  /** What dependents receive from `ctx.depends(name)`. */
-  readonly api?: unknown;
+  /** What opens each listener kind the definition declares, one each. */
+  readonly listeners?: Readonly<Record<string, ListenerStarter>>;
   stop?(): Awaitable<void>;
   /** Applies new options in place; without it a change of options restarts the module. */
   reload?(newOptions: O, oldOptions: O): Awaitable<void>;
@@ -108,6 +117,8 @@ export interface XmppRegistrations {
   readonly sasl?: ReadonlyArray<{ readonly mechanism: SaslMechanism; readonly rank?: number }>;
   /** Component domains served by the module (conference.example.org…). */
   readonly domains?: ReadonlyArray<{ readonly domain: string; readonly handler: DomainHandler }>;
+  /** Routes to domains the server does not serve (other servers, cluster peers), tried before refusing. */
+  readonly remoteRoutes?: readonly RemoteRoute[];
   /** Keeps sessions whose connection was lost (stream management). */
   readonly sessionKeepers?: readonly SessionKeeper[];
 }
@@ -127,8 +138,6 @@ export interface ModuleContext<O = Record<string, unknown>> {
    */
   readonly dbKind: DbKind;
   readonly services: ServerServices;
-  /** The `api` of a module listed in `depends` (undefined for an absent optional one). */
-  depends<T = unknown>(module: string): T;
   /** A service listed in `consumes`: its implementation, from the module that provides it now. */
   use<T>(ref: ServiceRef<T>): T;
   /** An optional consumed service: undefined while no running module provides it (read it at each use). */

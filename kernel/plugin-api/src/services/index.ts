@@ -2,6 +2,7 @@
  * The services the server gives every module (`ctx.services`): narrow, typed views of its parts. A module
  * needs nothing else of the server; what other modules offer comes through service references (ctx.use).
  */
+import type { HttpServerApi } from '../http/server.js';
 import type { Logger } from '../log/logger.js';
 import type { HooksApi } from '../module/hooks.js';
 import type { AccountsApi } from './accounts.js';
@@ -33,4 +34,6 @@ export interface ServerServices {
   readonly httpAuth: HttpAuthApi;
   /** OAuth tokens. */
   readonly tokens: TokensApi;
+  /** HTTP ports for a module's own listener kinds. */
+  readonly httpServer: HttpServerApi;
 }

@@ -3,7 +3,7 @@
  * a component domain, or back to the sender as an error. Modules act through the chains (contexts.ts);
  * the defaults here are the RFC's rules.
  */
-import type { DomainHandler } from '@service/plugin-api';
+import type { DomainHandler, RemoteRoute } from '@service/plugin-api';
 import type { AccountService } from '../../accounts/accounts.js';
 import type { Logger } from '../../log/logger.js';
 import { StanzaError, errorReply } from '@service/plugin-api';
@@ -26,6 +26,7 @@ export class Router {
     userReceive: new Chain<ReceiveContext>('user_receive'),
   };
   readonly #domains = new Map<string, { handler: DomainHandler; owner: string }>();
+  #remoteRoutes: Array<{ route: RemoteRoute; owner: string }> = [];
 
   constructor(
     private readonly sessions: SessionManager,
@@ -46,8 +47,14 @@ export class Router {
     this.#domains.set(domain, { handler, owner });
   }
 
+  /** A way to domains not served here (s2s, a cluster peer), tried in registration order. */
+  registerRemoteRoute(route: RemoteRoute, owner: string): void {
+    this.#remoteRoutes = [...this.#remoteRoutes, { route, owner }];
+  }
+
   removeOwner(owner: string): void {
     for (const [domain, entry] of this.#domains) if (entry.owner === owner) this.#domains.delete(domain);
+    this.#remoteRoutes = this.#remoteRoutes.filter((r) => r.owner !== owner);
     for (const chain of Object.values(this.chains)) chain.removeOwner(owner);
   }
 
@@ -84,8 +91,10 @@ export class Router {
     }
     const component = this.#componentOf(to.host);
     if (component) return component.handler(stanza, from, to);
+    for (const { route } of this.#remoteRoutes) if (await route.route(stanza, from, to)) return;
     if (stanza.name === 'presence') return;
-    return this.bounce(stanza, new StanzaError('remote-server-not-found', `${to.host} is not served here, and this server does not connect to other servers`));
+    const why = this.#remoteRoutes.length ? 'no route reaches it' : 'this server does not connect to other servers';
+    return this.bounce(stanza, new StanzaError('remote-server-not-found', `${to.host} is not served here, and ${why}`));
   }
 
   #componentOf(host: string): { handler: DomainHandler } | undefined {

@@ -14,7 +14,7 @@
  * read storage.
  */
 import { x, type AccountKey, type XmlElement } from '@service/plugin-api';
-import type { ClaimedNamespace } from '@service/mod_private';
+import type { ClaimedNamespace } from '@service/mod_private/api';
 
 export const NS_BANNED = 'jabber:service:banned';
 

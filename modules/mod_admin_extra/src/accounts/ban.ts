@@ -5,8 +5,8 @@
  * unban_account removes it, and the same password logs in again.
  */
 import { KeyedLock, conflict, defineCommand, type AccountKey, type HandlersFor } from '@service/plugin-api';
-import type { LastActivityApi } from '@service/mod_last';
-import type { ClaimedNamespace, PrivateStorageApi } from '@service/mod_private';
+import { lastActivityService } from '@service/mod_last/api';
+import { privateStorageService, type ClaimedNamespace } from '@service/mod_private/api';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
 import { bareJid, existingAccount } from '../lookup.js';
@@ -75,21 +75,22 @@ export const banCommands = [
 
 export function banHandlers(ctx: AdminContext): HandlersFor<typeof banCommands> {
   const { xmpp, tokens } = ctx.services;
-  // Claimed at start: mod_private restarts restart this module too, so the claim lives as long as both.
-  const claimed = ctx.depends<PrivateStorageApi | undefined>('mod_private')?.claim(NS_BANNED);
+  // Claimed at start: a restart or stop of mod_private restarts this module too (it consumes its service),
+  // so the claim lives as long as both.
+  const claimed = ctx.find(privateStorageService)?.claim(NS_BANNED);
   if (claimed) ctx.onStop(() => claimed.release());
   const bans = new BanRecords(claimed);
   enforceBans(ctx, bans);
   const changes = new KeyedLock();
   const privateStorage = (command: string): ClaimedNamespace => {
-    need<PrivateStorageApi>(ctx, 'mod_private', command);
+    need(ctx, privateStorageService, command);
     return claimed!;
   };
 
   /** The account's last activity, read before the ban closes its sessions. */
   const lastActivity = async (account: AccountKey, now: string): Promise<Pick<BanDetails, 'lastdate' | 'lastreason'>> => {
     if (xmpp.sessions.byAccount(bareJid(account)).length > 0) return { lastdate: now, lastreason: 'ONLINE' };
-    const last = ctx.depends<LastActivityApi | undefined>('mod_last');
+    const last = ctx.find(lastActivityService);
     const record = await last?.get(account.user, account.host);
     return record ? { lastdate: xep0082(record.timestamp), lastreason: record.status } : { lastdate: '', lastreason: '' };
   };

@@ -12,7 +12,7 @@
  * which servicectl shows on a terminal.
  */
 import { badArgument, defineCommand, failed, hostKey, type CallContext, type CommandError, type HandlersFor } from '@service/plugin-api';
-import type { LastActivityApi } from '@service/mod_last';
+import { lastActivityService } from '@service/mod_last/api';
 import { host } from '../args.js';
 import { need, type AdminContext } from '../context.js';
 import { servedHost } from '../lookup.js';
@@ -65,7 +65,7 @@ export function oldUserHandlers(ctx: AdminContext): HandlersFor<typeof oldUserCo
 
 async function deleteOldUsers(ctx: AdminContext, command: string, hosts: readonly string[], days: number, call: CallContext): Promise<string> {
   if (days < 0) throw badArgument('days', `days must be 0 or more, not ${days}`);
-  const last = need<LastActivityApi>(ctx, 'mod_last', command);
+  const last = need(ctx, lastActivityService, command);
   const { accounts, xmpp } = ctx.services;
   const access = ctx.services.access();
   const cutoff = Date.now() - days * DAY_MS;

@@ -10,7 +10,7 @@
  * left as they are (an item created for it has none).
  */
 import { CommandError, type Jid } from '@service/plugin-api';
-import { RosterError, type RosterApi, type RosterItem, type Subscription } from '@service/mod_roster';
+import { RosterError, type RosterApi, type RosterItem, type Subscription } from '@service/mod_roster/api';
 import type { AdminContext } from '../context.js';
 import { isLocalAccount } from './accounts.js';
 
@@ -31,8 +31,8 @@ export function mirrorOf(subscription: Subscription): Subscription {
 }
 
 /**
- * mod_roster's RosterError. The module manager loads the running mod_roster by file URL, so its class is
- * not the one this import names; RosterError is branded, so instanceof holds across the two copies.
+ * mod_roster's RosterError. The API entry and the running mod_roster import the same file for it (types.js),
+ * so there is one class and instanceof holds.
  */
 export function isRosterError(err: unknown): err is RosterError {
   return err instanceof RosterError;

@@ -18,7 +18,7 @@
  * accepted there too, so that a script written for either backend keeps working.
  */
 import { badArgument, type DbKind } from '@service/plugin-api';
-import type { Subscription } from '@service/mod_roster';
+import type { Subscription } from '@service/mod_roster/api';
 
 export const SUBSCRIPTIONS: readonly Subscription[] = ['none', 'from', 'to', 'both'];
 export const ASKS = ['none', 'out', 'in'] as const;

@@ -4,7 +4,7 @@
  * mod_roster's API, so the owner's clients get their roster pushes and presence follows subscriptions.
  */
 import { badArgument, conflict, defineCommand, notFound, type HandlersFor } from '@service/plugin-api';
-import type { RosterApi, Subscription } from '@service/mod_roster';
+import { rosterService, type Subscription } from '@service/mod_roster/api';
 import { host as hostArg, user as userArg } from '../args.js';
 import { need, type AdminContext } from '../context.js';
 import { contactJid, localAccount, type AccountArgs } from './accounts.js';
@@ -125,7 +125,7 @@ export const itemCommands = [
 ] as const;
 
 export function itemHandlers(ctx: AdminContext): HandlersFor<typeof itemCommands> {
-  const rosterFor = (command: string) => need<RosterApi>(ctx, 'mod_roster', command);
+  const rosterFor = (command: string) => need(ctx, rosterService, command);
 
   const add = async (args: { localuser: string; localhost: string; user: string; host: string; nick: string; subs: string }, groups: string[]) => {
     const roster = rosterFor('add_rosteritem');

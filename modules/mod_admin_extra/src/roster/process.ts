@@ -3,7 +3,7 @@
  * is in filter.ts). Rows are read in pages, narrowed by subscription in the database and by the rest here.
  */
 import { badArgument, defineCommand, type HandlersFor } from '@service/plugin-api';
-import type { RosterApi } from '@service/mod_roster';
+import { rosterService } from '@service/mod_roster/api';
 import { need, type AdminContext } from '../context.js';
 import { asksOf, parseFilter, SUBSCRIPTIONS } from './filter.js';
 
@@ -53,7 +53,7 @@ interface Match {
 export function processHandlers(ctx: AdminContext): HandlersFor<typeof processCommands> {
   return {
     process_rosteritems: async ({ action, subs, asks, users, contacts }) => {
-      const roster = need<RosterApi>(ctx, 'mod_roster', 'process_rosteritems');
+      const roster = need(ctx, rosterService, 'process_rosteritems');
       const verb = action.toLowerCase();
       if (!(ACTIONS as readonly string[]).includes(verb)) throw badArgument('action', `action: '${action}' is not one of ${ACTIONS.join(', ')}`);
       const filter = parseFilter({ subs, asks, users, contacts }, roster.dbKind);

@@ -4,7 +4,7 @@
  * (see batch.ts), so a roster that would overflow max_roster_size changes nothing.
  */
 import { badArgument, defineCommand, Jid, type HandlersFor } from '@service/plugin-api';
-import type { RosterApi } from '@service/mod_roster';
+import { rosterService } from '@service/mod_roster/api';
 import { host as hostArg } from '../args.js';
 import { need, type AdminContext } from '../context.js';
 import { servedHost } from './accounts.js';
@@ -32,7 +32,7 @@ export const pushAlltoallCommands = [
 export function pushAlltoallHandlers(ctx: AdminContext): HandlersFor<typeof pushAlltoallCommands> {
   return {
     push_alltoall: async ({ host, group }, call) => {
-      const roster = need<RosterApi>(ctx, 'mod_roster', 'push_alltoall');
+      const roster = need(ctx, rosterService, 'push_alltoall');
       const vhost = servedHost(ctx, host);
       if (group === '') throw badArgument('group', 'group must not be empty');
       const users = (await ctx.services.accounts.listUsers(vhost)).map((name) => new Jid(name, vhost, undefined));

@@ -11,7 +11,7 @@
  * invalid JID, an unknown account or a roster that would overflow changes nothing.
  */
 import { CommandError, defineCommand, type CallContext, type HandlersFor, type Jid } from '@service/plugin-api';
-import type { RosterApi } from '@service/mod_roster';
+import { rosterService } from '@service/mod_roster/api';
 import { host as hostArg, user as userArg } from '../args.js';
 import { need, type AdminContext } from '../context.js';
 import { contactJid, localAccount } from './accounts.js';
@@ -95,7 +95,7 @@ export function pushRosterHandlers(ctx: AdminContext): HandlersFor<typeof pushRo
 
   return {
     push_roster: async ({ file: path, user, host }, call) => {
-      const roster = need<RosterApi>(ctx, 'mod_roster', 'push_roster');
+      const roster = need(ctx, rosterService, 'push_roster');
       const owner = await localAccount(ctx, user, host);
       const { file: resolved, entries } = await readPushFile(path, ctx.services.config().dataDir);
       const contacts: Array<{ entry: PushEntry; jid: Jid }> = [];
@@ -129,7 +129,7 @@ export function pushRosterHandlers(ctx: AdminContext): HandlersFor<typeof pushRo
     },
 
     push_roster_all: async ({ file: path }, call) => {
-      const roster = need<RosterApi>(ctx, 'mod_roster', 'push_roster_all');
+      const roster = need(ctx, rosterService, 'push_roster_all');
       const { file: resolved, entries } = await readPushFile(path, ctx.services.config().dataDir);
       const accounts: Array<{ entry: PushEntry; jid: Jid }> = [];
       for (const entry of entries) {

@@ -1,10 +1,10 @@
 /**
  * privacy_set: a jabber:iq:privacy set applied to an account as if one of its clients had sent it,
- * through mod_privacy's api (the same requests code its IQ handler runs), so that the account's
+ * through mod_privacy's service (the same requests code its IQ handler runs), so that the account's
  * connected resources get the list pushes a client's change would bring.
  */
 import { StanzaError, badArgument, conflict, defineCommand, failed, notFound, type HandlersFor } from '@service/plugin-api';
-import type { PrivacyApi } from '@service/mod_privacy';
+import { privacyService } from '@service/mod_privacy/api';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
 import { xmlArg } from './stanza-input.js';
@@ -49,7 +49,7 @@ export const privacyCommands = [
 export function privacyHandlers(ctx: AdminContext): HandlersFor<typeof privacyCommands> {
   return {
     privacy_set: async ({ user: u, host: h, xmlquery }) => {
-      const privacy = need<PrivacyApi>(ctx, 'mod_privacy', 'privacy_set');
+      const privacy = need(ctx, privacyService, 'privacy_set');
       const query = xmlArg('xmlquery', xmlquery);
       if (!query.is('query', NS_PRIVACY)) throw badArgument('xmlquery', `xmlquery must be a <query xmlns='${NS_PRIVACY}'/>, got <${query.name}${query.ns ? ` xmlns='${query.ns}'` : ''}>`);
       const bare = bareJid(ctx, u, h);

@@ -3,7 +3,7 @@
  * once as roster pushes (and presence), and at their next roster get otherwise.
  */
 import { defineCommand, type HandlersFor } from '@service/plugin-api';
-import type { SharedRosterApi } from '@service/mod_shared_roster';
+import { sharedRosterService } from '@service/mod_shared_roster/api';
 import { need, type AdminContext } from '../context.js';
 
 const group = { name: 'group', type: 'string', desc: 'Group identifier', example: 'group3' } as const;
@@ -192,7 +192,7 @@ function splitDisplay(display: string): string[] {
 }
 
 export function sharedRosterHandlers(ctx: AdminContext): HandlersFor<typeof sharedRosterCommands> {
-  const api = (command: string) => need<SharedRosterApi>(ctx, 'mod_shared_roster', command);
+  const api = (command: string) => need(ctx, sharedRosterService, command);
   type CreateArgs = { group: string; host: string; label: string; description: string };
   // srg_create has a handler per API version; the others are typed from their declarations.
   const versioned = {

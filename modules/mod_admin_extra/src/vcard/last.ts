@@ -3,7 +3,7 @@
  * the account and its contacts: when its last session ended and the status text it left.
  */
 import { Jid, badArgument, defineCommand, type HandlersFor } from '@service/plugin-api';
-import type { LastActivityApi } from '@service/mod_last';
+import { lastActivityService } from '@service/mod_last/api';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
 import { existingAccount } from '../lookup.js';
@@ -62,7 +62,7 @@ export const lastCommands = [
 ] as const;
 
 export function lastHandlers(ctx: AdminContext): HandlersFor<typeof lastCommands> {
-  const activity = (command: string) => need<LastActivityApi>(ctx, 'mod_last', command);
+  const activity = (command: string) => need(ctx, lastActivityService, command);
   return {
     get_last: async (args) => {
       const api = activity('get_last');

@@ -2,7 +2,7 @@
  * Offline messages (mod_offline, XEP-0160): get_offline_count.
  */
 import { defineCommand, type HandlersFor } from '@service/plugin-api';
-import type { OfflineApi } from '@service/mod_offline';
+import { offlineService } from '@service/mod_offline/api';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
 import { existingAccount } from '../lookup.js';
@@ -25,7 +25,7 @@ export const offlineCommands = [
 export function offlineHandlers(ctx: AdminContext): HandlersFor<typeof offlineCommands> {
   return {
     get_offline_count: async (args) => {
-      const api = need<OfflineApi>(ctx, 'mod_offline', 'get_offline_count');
+      const api = need(ctx, offlineService, 'get_offline_count');
       const account = await existingAccount(ctx, args.user, args.host);
       return api.count(account.user, account.host);
     },

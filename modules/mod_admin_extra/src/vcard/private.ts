@@ -3,7 +3,7 @@
  * writes with jabber:iq:private on its own account: one element per namespace.
  */
 import { ParseError, badArgument, defineCommand, parseElement, toStoredXml, x, type HandlersFor, type XmlElement } from '@service/plugin-api';
-import type { PrivateStorageApi } from '@service/mod_private';
+import { privateStorageService } from '@service/mod_private/api';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
 import { existingAccount } from '../lookup.js';
@@ -55,7 +55,7 @@ function parseStorageElement(text: string): XmlElement {
 }
 
 export function privateHandlers(ctx: AdminContext): HandlersFor<typeof privateCommands> {
-  const storage = (command: string) => need<PrivateStorageApi>(ctx, 'mod_private', command);
+  const storage = (command: string) => need(ctx, privateStorageService, command);
   const refuse = (problem: string) =>
     badArgument('element', `argument 'element': ${problem}; private storage keeps an element under a namespace of its own, such as ${EXAMPLE_ELEMENT.replace(/>.*/, '/>')}`);
 

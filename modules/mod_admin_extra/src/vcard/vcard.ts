@@ -4,7 +4,7 @@
  * what clients stored; the rest of the vCard is kept.
  */
 import { CommandError, KeyedLock, badArgument, defineCommand, type AccountKey, type HandlersFor } from '@service/plugin-api';
-import type { VcardApi } from '@service/mod_vcard';
+import { vcardService } from '@service/mod_vcard/api';
 import { host, user } from '../args.js';
 import { need, type AdminContext } from '../context.js';
 import { existingAccount } from '../lookup.js';
@@ -105,7 +105,7 @@ export const vcardFieldCommands = [
 ] as const;
 
 export function vcardFieldHandlers(ctx: AdminContext): HandlersFor<typeof vcardFieldCommands> {
-  const vcards = (command: string) => need<VcardApi>(ctx, 'mod_vcard', command);
+  const vcards = (command: string) => need(ctx, vcardService, command);
   // mod_vcard's setField reads, changes and writes the whole vCard: a provisioning script setting FN,
   // NICKNAME and EMAIL in parallel would otherwise lose all but one of them.
   const locks = new KeyedLock();

@@ -8,15 +8,20 @@
  * back as a struct with one member named after the declared result; every failure is a fault whose code is
  * the error kind's stable code (docs/errors.md), never a dropped connection.
  */
-import { CommandError, ERROR_KINDS, asCommandError } from '@service/plugin-api';
-import type { CommandDecl, ResultDecl, ValueType } from '@service/plugin-api';
-import { readBodyText } from '@service/plugin-api';
-import type { HttpContext, HttpRequestHandler } from '@service/plugin-api';
-import type { KernelServices } from '../modules/services.js';
-import { DEFAULT_LIMITS } from '@service/plugin-api';
+import {
+  CommandError,
+  DEFAULT_LIMITS,
+  ERROR_KINDS,
+  asCommandError,
+  readBodyText,
+  type CommandDecl,
+  type HttpContext,
+  type HttpRequestHandler,
+  type ResultDecl,
+  type ServerServices,
+  type ValueType,
+} from '@service/plugin-api';
 import { XmlRpcDecodeError, decodeMethodCall, encodeFault, encodeResponse, type XmlRpcValue } from './codec.js';
-
-export const XMLRPC_HANDLER = 'service_xmlrpc';
 
 const CREDENTIAL_MEMBERS = ['user', 'server', 'token', 'password', 'admin'];
 
@@ -87,7 +92,7 @@ function encodeResult(result: ResultDecl, value: unknown): XmlRpcValue {
   return { [result.name]: encode(result.type, value) };
 }
 
-export function createXmlRpcHandler(services: KernelServices): HttpRequestHandler {
+export function createXmlRpcHandler(services: ServerServices): HttpRequestHandler {
   const { commands, httpAuth } = services;
   return async (ctx: HttpContext) => {
     ctx.type = 'text/xml; charset=utf-8';
@@ -102,7 +107,7 @@ export function createXmlRpcHandler(services: KernelServices): HttpRequestHandle
     try {
       const text = await readBodyText(ctx, ctx.state.listener.max_body_size);
       const call = decodeMethodCall(text, { maxStanzaSize: ctx.state.listener.max_body_size, maxDepth: DEFAULT_LIMITS.maxDepth });
-      const decl = commands.registry.resolve(call.method)?.decl ?? (await commands.unknown(call.method));
+      const decl = commands.resolve(call.method)?.decl ?? (await commands.unknown(call.method));
       const structs = call.params;
       if (structs.some((p) => !isStruct(p)) || structs.length > 2) {
         throw new CommandError('bad_request', 'expected one struct of arguments, or a struct of credentials then a struct of arguments');
@@ -128,6 +133,9 @@ export function createXmlRpcHandler(services: KernelServices): HttpRequestHandle
         account,
         oauth,
         actingAsAdmin: credentials?.admin === true,
+        // The own-data form acts on the caller's own account whatever the credentials: acting for others
+        // takes the admin flag, also with a service:admin token.
+        ownAccountOnly: account !== undefined && credentials?.admin !== true,
       });
       ctx.status = 200;
       ctx.body = encodeResponse(encodeResult(decl.result, result));

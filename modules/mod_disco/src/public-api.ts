@@ -1,0 +1,19 @@
+/**
+ * What other modules import of mod_disco (`@service/mod_disco/api`): the service that lists items in the
+ * server's disco#items, its reference and types, no code of the module. Named for items so as not to be
+ * taken for the plugin API's DiscoApi (the features and identities every module registers).
+ */
+import { createServiceRef } from '@service/plugin-api';
+import type { DiscoItemsProvider } from './items.js';
+
+export type { DiscoItem, DiscoItemsProvider } from './items.js';
+
+export interface DiscoItemsApi {
+  /**
+   * Lists items in the server's disco#items (per host); returns the function that removes them. A consumer
+   * removes them when it stops; when mod_disco restarts, its consumers restart and add them again.
+   */
+  addServerItems(provider: DiscoItemsProvider): () => void;
+}
+
+export const discoItemsService = createServiceRef<DiscoItemsApi>({ id: 'mod_disco.items', provider: 'mod_disco' });
