@@ -41,6 +41,7 @@ import { certificateStore, loadCertificates, selfSignedCertificate, type Certifi
 import { DEFAULT_LIMITS } from '@service/plugin-api';
 import { ModuleCatalog } from './modules/catalog.js';
 import { ListenerKinds } from './modules/listener-kinds.js';
+import { desiredModules } from './modules/desired.js';
 import { ModuleManager } from './modules/manager.js';
 import { shareServerPackages } from './modules/plugin-resolution.js';
 import { ScopeRegistry } from './modules/scopes.js';
@@ -245,7 +246,7 @@ export class Server implements ServerControl {
         for (const module of config.impliedModules) {
           this.#logger.info({ module }, 'module %s is enabled because a listener routes requests to it', module);
         }
-        await this.#modules.apply(config.modules);
+        await this.#modules.apply(desiredModules(config));
         this.#control = await ControlServer.start(join(config.dataDir, CONTROL_SOCKET), this.#services, this.#logger);
         for (const listener of config.listen) this.#listeners.push(await this.#startListener(listener));
       }
@@ -506,11 +507,11 @@ export class Server implements ServerControl {
     this.#config = { ...next, dataDir: previous.dataDir, sql: previous.sql, default_db: previous.default_db, auth_method: previous.auth_method };
     this.#logs.configure({ level: next.loglevel, rotateCount: next.log_rotate_count, rotateSize: next.log_rotate_size });
     try {
-      await this.#modules.apply(next.modules);
+      await this.#modules.apply(desiredModules(next));
     } catch (err) {
       this.#logger.error({ err }, 'applying the new module configuration failed; restoring the previous one');
       this.#config = previous;
-      await this.#modules.apply(previous.modules).catch((e: unknown) => this.#logger.error({ err: e }, 'restoring the previous modules failed'));
+      await this.#modules.apply(desiredModules(previous)).catch((e: unknown) => this.#logger.error({ err: e }, 'restoring the previous modules failed'));
       throw err;
     }
     await this.#reloadListeners();

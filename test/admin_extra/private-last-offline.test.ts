@@ -56,7 +56,7 @@ async function leave(t: TestServer, client: Client, user: string, status: string
   await client.send(xml('presence', { type: 'unavailable' }, xml('status', {}, status)));
   await stopAll(client);
   const deadline = Date.now() + 10_000;
-  while (t.server.services.xmpp.sessions.byAccount(`${user}@localhost`).length > 0 && Date.now() < deadline) await pause(20);
+  while (t.server.services.xmpp.localSessions.byAccount(`${user}@localhost`).length > 0 && Date.now() < deadline) await pause(20);
   // The record is written by the session-closed hook, right after the session is gone.
   await pause(200);
 }

@@ -189,7 +189,7 @@ describe('XMPP service discovery, ping and version', () => {
         expect(ping.attrs.to).to.equal('alice@localhost/answers');
         // @xmpp/client answers pings by itself: after a second ping the session is still there.
         await next(alice, (s) => s.is('iq') && s.getChild('ping', 'urn:xmpp:ping') !== undefined, 4000);
-        const resources = t.server.services.xmpp.sessions.byAccount('alice@localhost').map((s) => s.resource);
+        const resources = t.server.services.xmpp.localSessions.byAccount('alice@localhost').map((s) => s.resource);
         expect(resources).to.include('answers');
       } finally {
         await stopAll(alice);
@@ -207,7 +207,7 @@ describe('XMPP service discovery, ping and version', () => {
       const closed = new Promise<string>((resolve) => alice.on('error', (err: { condition?: string }) => resolve(err.condition ?? '')));
       try {
         expect(await closed).to.equal('connection-timeout');
-        expect(t.server.services.xmpp.sessions.get('alice@localhost/silent')).to.equal(undefined);
+        expect(t.server.services.xmpp.localSessions.get('alice@localhost/silent')).to.equal(undefined);
       } finally {
         await stopAll(alice);
       }

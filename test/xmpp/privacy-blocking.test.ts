@@ -94,7 +94,7 @@ describe('XMPP privacy lists and blocking', () => {
       // Start every test from no lists.
       const cleaner = await login(t, { user: 'alice', password: 'alice-pw', resource: 'cleaner' });
       // The default list can only be declined once no other resource uses it.
-      while (t.server.services.xmpp.sessions.byAccount('alice@localhost').length > 1) await settle(20);
+      while (t.server.services.xmpp.localSessions.byAccount('alice@localhost').length > 1) await settle(20);
       try {
         await request(cleaner, 'set', privacy(xml('default')));
         const names = await request(cleaner, 'get', privacy());

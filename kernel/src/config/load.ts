@@ -13,6 +13,7 @@ import type { ApiPermissionGroup } from '../access/api-permissions.js';
 import type { ListenerKindDecl, ModuleDefinition } from '@service/plugin-api';
 import type { SqlSettings } from '../storage/database.js';
 import { ConfigError, type LocatedIssue } from './errors.js';
+import { resolveHostModules, type HostModules } from './host-modules.js';
 import { KERNEL_LISTENERS, LISTENER_COMMON, isKernelListener, type HttpListenerConfig, type ListenerConfig } from './listeners.js';
 import { KERNEL_FRONTENDS } from '../access/api-permissions.js';
 import { OptionIssues, didYouMean, isPlainObject, validateOption, validateOptions, type OptionIssue, type OptionPath } from './option-spec.js';
@@ -43,6 +44,10 @@ export type Config = Readonly<
     modules: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
     /** Modules enabled only because a listener routes to them. */
     impliedModules: readonly string[];
+    /** Modules that run per virtual host (among those available). */
+    perHostModules: ReadonlySet<string>;
+    /** Per host: the per-host modules enabled there and their options (host_config merged over modules). */
+    hostModules: HostModules;
     access: AccessControl;
     sql: SqlSettings;
     /** The parsed file, for dump_config. */
@@ -104,6 +109,18 @@ export async function parseConfig(text: string, file: string, context: ConfigCon
   );
   // Read from the file as written: a group refused for another reason still gets its frontends checked.
   checkFrontends(rawTop.api_permissions, modules.frontends, issues);
+  const lookup = context.modules(dataDir);
+  const perHost = await resolveHostModules(
+    {
+      hosts: top?.hosts ?? [],
+      hostConfig: isPlainObject(rawTop.host_config) ? rawTop.host_config : {},
+      configured: isPlainObject(rawTop.modules) ? rawTop.modules : {},
+      enabled: modules.enabled,
+      available: await lookup.available(),
+      definition: (name) => lookup.definition(name).catch(() => undefined),
+    },
+    issues,
+  );
   if (!top) throw new ConfigError(file, locate(issues));
   checkListeners(top, context, modules, issues);
   checkHosts(top, issues);
@@ -135,6 +152,8 @@ export async function parseConfig(text: string, file: string, context: ConfigCon
     listen: modules.listeners,
     modules: modules.enabled,
     impliedModules: modules.implied,
+    perHostModules: perHost.perHost,
+    hostModules: perHost.hostModules,
     access,
     sql: {
       type: top.sql_type,

@@ -77,16 +77,17 @@ export function sessionHandlers(services: KernelServices): HandlersFor<typeof se
   };
   const kick = (bare: string) => xmpp.kickAccount(bare, new StreamError('policy-violation', KICK_TEXT));
   return {
-    connected_users: () => [...xmpp.sessions.all()].map((s) => s.jid.full).sort(),
-    connected_users_number: () => xmpp.sessions.count,
+    connected_users: async () => (await xmpp.sessions.all()).map((s) => s.jid.full).sort(),
+    connected_users_number: () => xmpp.sessions.count(),
     'kick_user@v0': async ({ user: u, host: h }: { user: string; host: string }) => kick(await account(u, h)),
     'kick_user@v2': async ({ user: u, host: h }: { user: string; host: string }) => `Kicked sessions: ${await kick(await account(u, h))}`,
     kick_users: async ({ host: h }: { host: string }) => {
       const vhost = accounts.servedHost(h);
       let n = 0;
-      for (const bare of [...xmpp.sessions.accounts()]) if (bare.endsWith(`@${vhost}`)) n += await kick(bare);
+      // Kicks close this node's sessions (kickAccount): its accounts, taken once.
+      for (const bare of [...xmpp.localSessions.accounts()]) if (bare.endsWith(`@${vhost}`)) n += await kick(bare);
       return n;
     },
-    user_resources: async ({ user: u, host: h }: { user: string; host: string }) => xmpp.sessions.byAccount(await account(u, h)).map((s) => s.resource).sort(),
+    user_resources: async ({ user: u, host: h }: { user: string; host: string }) => (await xmpp.sessions.byAccount(await account(u, h))).map((s) => s.resource).sort(),
   } as unknown as HandlersFor<typeof sessionCommands>;
 }

@@ -138,5 +138,15 @@ function checkDefinition(name: string, value: unknown): ModuleDefinition {
   if (!semver.satisfies(PLUGIN_API_VERSION, def.pluginApi!, { includePrerelease: true })) {
     throw new ModuleError('MODULE_API_MISMATCH', name, `version ${def.version} was built for plugin API ${def.pluginApi}, but this server's plugin API is ${PLUGIN_API_VERSION}`);
   }
+  if (def.perHost) {
+    // What a per-host module registers is scoped to its host; these belong to the whole server.
+    const global = [
+      def.commands?.length ? 'commands' : '',
+      def.provides?.length ? 'provided services' : '',
+      Object.keys(def.listeners ?? {}).length ? 'listener kinds' : '',
+      def.frontends?.length ? 'frontends' : '',
+    ].filter(Boolean);
+    if (global.length) throw new ModuleError('MODULE_INVALID', name, `it runs per host, so it cannot declare ${global.join(', ')}: those belong to the whole server`);
+  }
   return def as ModuleDefinition;
 }

@@ -14,16 +14,30 @@ import type { Logger } from '../log/logger.js';
 import type { ModuleCatalog } from './catalog.js';
 import type { ModuleContext, ModuleDefinition, ModuleDependency, ModuleInstance, XmppRegistrations } from '@service/plugin-api';
 import { ModuleError } from './errors.js';
+import { scopedHook, scopedMiddleware } from './host-scope.js';
 import { ModuleServiceRegistry } from './service-registry.js';
 import type { KernelServices } from './services.js';
 
-interface Running {
+/** A module to run: once for the whole server, or once for a virtual host (a per-host module). */
+export interface DesiredInstance {
+  readonly module: string;
+  readonly host?: string;
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/** What should run, by instance key (`mod_x`, or `mod_x@host` for a per-host module). */
+export type DesiredModules = ReadonlyMap<string, DesiredInstance>;
+
+/** The key of an instance, which is also the owner of everything it registers. */
+export function instanceKey(module: string, host?: string): string {
+  return host ? `${module}@${host}` : module;
+}
+
+interface Running extends DesiredInstance {
   readonly definition: ModuleDefinition;
   options: Readonly<Record<string, unknown>>;
   readonly instance: ModuleInstance;
 }
-
-export type DesiredModules = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
 
 function serviceDependenciesOf(def: ModuleDefinition): ServiceDependency[] {
   return (def.consumes ?? []).map((c) => ('ref' in c ? c : { ref: c as ServiceRef<unknown> }));
@@ -60,12 +74,13 @@ export class ModuleManager {
     return [...this.#order];
   }
 
-  isRunning(name: string): boolean {
-    return this.#running.has(name);
+  /** Whether the module runs, for the whole server or on some host. */
+  isRunning(module: string): boolean {
+    return [...this.#running.values()].some((r) => r.module === module);
   }
 
-  definitionOf(name: string): ModuleDefinition | undefined {
-    return this.#running.get(name)?.definition;
+  definitionOf(module: string): ModuleDefinition | undefined {
+    return [...this.#running.values()].find((r) => r.module === module)?.definition;
   }
 
   /**
@@ -75,45 +90,48 @@ export class ModuleManager {
    */
   async apply(desired: DesiredModules): Promise<void> {
     const definitions = new Map<string, ModuleDefinition>();
-    for (const name of desired.keys()) definitions.set(name, await this.catalog.definition(name));
-    const order = startOrder(definitions);
+    for (const { module } of desired.values()) if (!definitions.has(module)) definitions.set(module, await this.catalog.definition(module));
+    const order = startOrder(desired, definitions);
 
     const restart = new Set<string>();
     const reload: string[] = [];
-    for (const [name, running] of this.#running) {
-      if (!desired.has(name)) continue;
-      const changedCode = definitions.get(name) !== running.definition;
-      const changedOptions = !isDeepStrictEqual(desired.get(name), running.options);
-      if (changedCode || (changedOptions && !running.instance.reload)) restart.add(name);
-      else if (changedOptions) reload.push(name);
+    for (const [key, running] of this.#running) {
+      const wanted = desired.get(key);
+      if (!wanted) continue;
+      const changedCode = definitions.get(running.module) !== running.definition;
+      const changedOptions = !isDeepStrictEqual(wanted.options, running.options);
+      if (changedCode || (changedOptions && !running.instance.reload)) restart.add(key);
+      else if (changedOptions) reload.push(key);
     }
     // A module that depends on one that stops or restarts, or consumes a service of it, may hold what it
     // got from it (a service's object, a claim, a listener): restart it too. So does one whose optional
     // dependency arrives now: what it set up at start (a claimed namespace) was set up without it.
-    const arriving = (module: string) => desired.has(module) && !this.#running.has(module);
+    const arriving = (key: string) => desired.has(key) && !this.#running.has(key);
     let grew = true;
     while (grew) {
       grew = false;
-      for (const [name, running] of this.#running) {
-        if (restart.has(name) || !desired.has(name)) continue;
-        if (dependenciesOf(running.definition).some((d) => restart.has(d.module) || arriving(d.module) || (this.#running.has(d.module) && !desired.has(d.module)))) {
-          restart.add(name);
+      for (const [key, running] of this.#running) {
+        if (restart.has(key) || !desired.has(key)) continue;
+        const deps = dependenciesOf(running.definition).map((d) => dependencyKey(d.module, running.host, definitions));
+        if (deps.some((dep) => dep !== undefined && (restart.has(dep) || arriving(dep) || (this.#running.has(dep) && !desired.has(dep))))) {
+          restart.add(key);
           grew = true;
         }
       }
     }
-    for (const name of [...this.#order].reverse()) {
-      if (!desired.has(name) || restart.has(name)) await this.#stop(name);
+    for (const key of [...this.#order].reverse()) {
+      if (!desired.has(key) || restart.has(key)) await this.#stop(key);
     }
-    for (const name of reload) {
-      const running = this.#running.get(name)!;
-      const next = desired.get(name)!;
+    for (const key of reload) {
+      const running = this.#running.get(key)!;
+      const next = desired.get(key)!.options;
       await running.instance.reload!(next, running.options);
       running.options = next;
-      this.logger.info({ module: name }, 'module %s reloaded with new options', name);
+      this.logger.info({ module: running.module, host: running.host }, 'module %s reloaded with new options', key);
     }
-    for (const name of order) {
-      if (!this.#running.has(name)) await this.#start(name, definitions.get(name)!, desired.get(name)!);
+    for (const key of order) {
+      const wanted = desired.get(key)!;
+      if (!this.#running.has(key)) await this.#start(key, wanted, definitions.get(wanted.module)!);
     }
   }
 
@@ -121,9 +139,10 @@ export class ModuleManager {
     for (const name of [...this.#order].reverse()) await this.#stop(name);
   }
 
-  async #start(name: string, definition: ModuleDefinition, options: Readonly<Record<string, unknown>>): Promise<void> {
+  async #start(key: string, wanted: DesiredInstance, definition: ModuleDefinition): Promise<void> {
+    const { module: name, host, options } = wanted;
     const { storage, commands, hooks, http, scopes } = this.services;
-    const logger = this.logger.child({ module: name });
+    const logger = this.logger.child(host ? { module: name, host } : { module: name });
     const dbKind = (options.db_type as 'sql' | 'mnesia' | undefined) ?? this.services.config().default_db;
     try {
       await storage.migrate(name, definition.migrations ?? [], dbKind);
@@ -140,8 +159,9 @@ export class ModuleManager {
       name,
       options,
       get hosts() {
-        return services.config().hosts;
+        return host ? [host] : services.config().hosts;
       },
+      ...(host ? { host } : {}),
       logger,
       db: storage.db(dbKind),
       dbKind,
@@ -180,39 +200,42 @@ export class ModuleManager {
             .join('; '),
         );
       }
-      for (const decl of declared) commands.registry.register(decl, handlerOf(decl)!, name);
-      for (const h of instance.hooks ?? []) hooks.add(h.hook, h.handler as never, h.priority, name);
-      for (const [handlerName, handler] of Object.entries(instance.httpHandlers ?? {})) http.register(handlerName, handler, name);
-      for (const scopeDecl of instance.scopes ?? []) scopes.register(scopeDecl, name);
-      if (instance.xmpp) registerXmpp(this.services, instance.xmpp, name);
-      this.#provide(name, definition, instance);
-      this.#serveListenerKinds(name, definition, instance);
+      for (const decl of declared) commands.registry.register(decl, handlerOf(decl)!, key);
+      for (const h of instance.hooks ?? []) {
+        const hook = host ? scopedHook(h, host) : h;
+        hooks.add(hook.hook, hook.handler as never, hook.priority, key);
+      }
+      for (const [handlerName, handler] of Object.entries(instance.httpHandlers ?? {})) http.register(handlerName, handler, key);
+      for (const scopeDecl of instance.scopes ?? []) scopes.register(scopeDecl, key);
+      if (instance.xmpp) registerXmpp(this.services, instance.xmpp, key, host);
+      this.#provide(key, definition, instance);
+      this.#serveListenerKinds(key, definition, instance);
     } catch (err) {
-      this.#unregister(name);
-      await this.services.listenerKinds.removeOwner(name);
+      this.#unregister(key);
+      await this.services.listenerKinds.removeOwner(key);
       await Promise.resolve(instance.stop?.()).catch(() => {});
       if (err instanceof ModuleError) throw err;
       throw new ModuleError('MODULE_REGISTRATION_FAILED', name, (err as Error).message, { cause: err });
     }
-    this.#running.set(name, { definition, options, instance });
-    this.#order.push(name);
-    logger.info({ version: definition.version, commands: definition.commands?.length ?? 0 }, 'module %s %s started', name, definition.version);
+    this.#running.set(key, { ...wanted, definition, options, instance });
+    this.#order.push(key);
+    logger.info({ version: definition.version, commands: definition.commands?.length ?? 0 }, 'module %s %s started', key, definition.version);
   }
 
-  async #stop(name: string): Promise<void> {
-    const running = this.#running.get(name);
+  async #stop(key: string): Promise<void> {
+    const running = this.#running.get(key);
     if (!running) return;
-    this.#unregister(name);
+    this.#unregister(key);
     // Its listeners hold its handlers: closed before it stops.
-    await this.services.listenerKinds.removeOwner(name);
-    this.#running.delete(name);
-    this.#order = this.#order.filter((n) => n !== name);
+    await this.services.listenerKinds.removeOwner(key);
+    this.#running.delete(key);
+    this.#order = this.#order.filter((n) => n !== key);
     try {
       await running.instance.stop?.();
     } catch (err) {
-      this.logger.error({ err, module: name }, 'module %s failed to stop cleanly', name);
+      this.logger.error({ err, module: running.module, host: running.host }, 'module %s failed to stop cleanly', key);
     }
-    this.logger.info({ module: name }, 'module %s stopped', name);
+    this.logger.info({ module: running.module, host: running.host }, 'module %s stopped', key);
   }
 
   /** The services the definition lists in `provides`, one implementation each from the instance. */
@@ -262,47 +285,70 @@ export class ModuleManager {
   }
 }
 
-function registerXmpp(services: KernelServices, registrations: XmppRegistrations, owner: string): void {
+/** `host`: a per-host instance's, whose registrations apply to that host only (see host-scope.ts). */
+function registerXmpp(services: KernelServices, registrations: XmppRegistrations, owner: string, host?: string): void {
   const { xmpp } = services;
   const chains = xmpp.router.chains;
-  for (const iq of registrations.iq ?? []) xmpp.iq.register(iq, owner);
-  for (const layer of registrations.middleware ?? []) {
+  if (host) {
+    const global = (['sasl', 'domains', 'remoteRoutes', 'sessionKeepers', 'sessionSources'] as const).filter((k) => (registrations[k]?.length ?? 0) > 0);
+    if (global.length) throw new Error(`it runs per host, so it cannot register ${global.join(', ')}: those belong to the whole server`);
+  }
+  for (const iq of registrations.iq ?? []) xmpp.iq.register(iq, owner, host);
+  for (const registered of registrations.middleware ?? []) {
+    const layer = host ? scopedMiddleware(registered, host) : registered;
     const chain = { stream_in: chains.streamIn, user_send: chains.userSend, deliver: chains.deliver, offline: chains.offline, user_receive: chains.userReceive }[layer.chain];
     chain.use(layer.handler as never, layer.priority, owner);
   }
-  for (const feature of registrations.features ?? []) xmpp.features.register(feature, owner);
-  for (const disco of registrations.disco ?? []) xmpp.disco.register(disco, owner);
+  for (const feature of registrations.features ?? []) xmpp.features.register(feature, owner, host);
+  for (const disco of registrations.disco ?? []) xmpp.disco.register(disco, owner, host);
   for (const { mechanism, rank } of registrations.sasl ?? []) xmpp.sasl.register(mechanism, owner, rank ?? -1);
   for (const { domain, handler } of registrations.domains ?? []) xmpp.router.registerDomain(domain, handler, owner);
   for (const route of registrations.remoteRoutes ?? []) xmpp.router.registerRemoteRoute(route, owner);
   for (const keeper of registrations.sessionKeepers ?? []) xmpp.addSessionKeeper(keeper, owner);
+  for (const source of registrations.sessionSources ?? []) xmpp.addSessionSource(source, owner);
 }
 
-/** Dependencies first; a missing hard dependency or a cycle is an error naming the modules. */
-export function startOrder(definitions: ReadonlyMap<string, ModuleDefinition>): string[] {
+/**
+ * The instance a dependency means for a dependent on `host` (undefined: the whole server): the dependency's
+ * own instance on that host when it runs per host, else its one instance; undefined when a module that runs
+ * for the whole server would depend on a per-host one.
+ */
+function dependencyKey(module: string, host: string | undefined, definitions: ReadonlyMap<string, ModuleDefinition>): string | undefined {
+  if (!definitions.get(module)?.perHost) return module;
+  return host ? instanceKey(module, host) : undefined;
+}
+
+/** Dependencies first; a missing hard dependency, a wrong version or a cycle is an error naming the modules. */
+export function startOrder(desired: DesiredModules, definitions: ReadonlyMap<string, ModuleDefinition>): string[] {
   const order: string[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (name: string, path: string[]) => {
-    if (state.get(name) === 'done') return;
-    if (state.get(name) === 'visiting') {
-      throw new ModuleError('MODULE_DEPENDENCY_CYCLE', name, `dependency cycle: ${[...path, name].join(' -> ')}`);
+  const visit = (key: string, path: string[]) => {
+    if (state.get(key) === 'done') return;
+    const { module, host } = desired.get(key)!;
+    if (state.get(key) === 'visiting') {
+      throw new ModuleError('MODULE_DEPENDENCY_CYCLE', module, `dependency cycle: ${[...path, key].join(' -> ')}`);
     }
-    state.set(name, 'visiting');
-    for (const dep of dependenciesOf(definitions.get(name)!)) {
+    state.set(key, 'visiting');
+    for (const dep of dependenciesOf(definitions.get(module)!)) {
       const found = definitions.get(dep.module);
-      if (!found) {
+      const depKey = found ? dependencyKey(dep.module, host, definitions) : undefined;
+      if (found && depKey === undefined) {
+        throw new ModuleError('MODULE_INVALID', module, `it runs for the whole server and depends on ${dep.module}, which runs per host`);
+      }
+      if (!found || !desired.has(depKey!)) {
         if (dep.optional) continue;
         const what = dep.service ? `it uses the service ${dep.service} of ${dep.module}` : `it depends on ${dep.module}`;
-        throw new ModuleError('MODULE_DEPENDENCY_MISSING', name, `${what}, which is not enabled: add ${dep.module} to modules`);
+        const where = found && host ? ` on ${host}` : '';
+        throw new ModuleError('MODULE_DEPENDENCY_MISSING', module, `${what}, which is not enabled${where}: add ${dep.module} to modules`);
       }
       if (dep.version && !semver.satisfies(found.version, dep.version, { includePrerelease: true })) {
-        throw new ModuleError('MODULE_DEPENDENCY_VERSION', name, `it needs ${dep.module} ${dep.version}, but ${dep.module} is ${found.version}`);
+        throw new ModuleError('MODULE_DEPENDENCY_VERSION', module, `it needs ${dep.module} ${dep.version}, but ${dep.module} is ${found.version}`);
       }
-      visit(dep.module, [...path, name]);
+      visit(depKey!, [...path, key]);
     }
-    state.set(name, 'done');
-    order.push(name);
+    state.set(key, 'done');
+    order.push(key);
   };
-  for (const name of definitions.keys()) visit(name, []);
+  for (const key of desired.keys()) visit(key, []);
   return order;
 }

@@ -5,21 +5,27 @@
 import type { DiscoIdentity, DiscoRegistration, DiscoScope } from '@service/plugin-api';
 
 export class DiscoRegistry {
-  #entries: Array<DiscoRegistration & { owner: string }> = [];
+  #entries: Array<DiscoRegistration & { owner: string; host?: string }> = [];
 
-  register(registration: DiscoRegistration, owner: string): void {
-    this.#entries.push({ ...registration, owner });
+  /** `host`: announced on that virtual host only (a per-host module's), else on every host. */
+  register(registration: DiscoRegistration, owner: string, host?: string): void {
+    this.#entries.push({ ...registration, owner, ...(host ? { host } : {}) });
   }
 
   removeOwner(owner: string): void {
     this.#entries = this.#entries.filter((e) => e.owner !== owner);
   }
 
-  features(scope: DiscoScope): string[] {
-    return [...new Set(this.#entries.filter((e) => e.scope === scope).flatMap((e) => e.features ?? []))].sort();
+  features(scope: DiscoScope, host?: string): string[] {
+    return [...new Set(this.#on(scope, host).flatMap((e) => e.features ?? []))].sort();
   }
 
-  identities(scope: DiscoScope): DiscoIdentity[] {
-    return this.#entries.filter((e) => e.scope === scope).flatMap((e) => e.identities ?? []);
+  identities(scope: DiscoScope, host?: string): DiscoIdentity[] {
+    return this.#on(scope, host).flatMap((e) => e.identities ?? []);
+  }
+
+  /** Entries of a scope that apply on `host` (every entry when no host is asked about). */
+  #on(scope: DiscoScope, host: string | undefined) {
+    return this.#entries.filter((e) => e.scope === scope && (e.host === undefined || host === undefined || e.host === host));
   }
 }

@@ -1,8 +1,11 @@
 /**
- * The XMPP side of the kernel, as modules see it (`services.xmpp`): the session manager, the router and
+ * The XMPP side of the kernel, as modules see it (`services.xmpp`): the session directory, the router and
  * its chains, IQ handlers, service discovery, SASL mechanisms, stream features, and the ends of sessions.
+ * Modules read sessions through the asynchronous directory (`sessions`: this node's and those of the
+ * session sources modules register); the kernel's own hot path (streams, the router's default delivery)
+ * uses the synchronous session manager of this node (`localSessions`), which modules do not see.
  */
-import type { SessionKeeper } from '@service/plugin-api';
+import type { SessionKeeper, SessionSource, XmppApi } from '@service/plugin-api';
 import type { AccountService } from '../accounts/accounts.js';
 import type { HookBus } from '../hooks/hooks.js';
 import type { Logger } from '../log/logger.js';
@@ -14,12 +17,16 @@ import { Router } from './routing/router.js';
 import { SaslMechanisms } from './sasl/mechanism.js';
 import { plainMechanism } from './sasl/plain.js';
 import { scramMechanism } from './sasl/scram.js';
+import { MergedSessionDirectory } from './sm/directory.js';
 import { SessionManager } from './sm/session-manager.js';
-import type { C2SSession } from './sm/session.js';
+import { Session, type C2SSession } from './sm/session.js';
 
 
-export class XmppService {
-  readonly sessions = new SessionManager();
+export class XmppService implements XmppApi {
+  /** This node's bound sessions, synchronously: the kernel's own (streams, routing); not part of XmppApi. */
+  readonly localSessions = new SessionManager();
+  /** What modules read: this node's sessions, then those of the registered session sources. */
+  readonly sessions: MergedSessionDirectory;
   readonly iq = new IqHandlers();
   readonly disco = new DiscoRegistry();
   readonly sasl = new SaslMechanisms();
@@ -33,7 +40,8 @@ export class XmppService {
     hosts: () => readonly string[],
     private readonly logger: Logger,
   ) {
-    this.router = new Router(this.sessions, this.iq, accounts, hosts, logger);
+    this.sessions = new MergedSessionDirectory(this.localSessions, logger);
+    this.router = new Router(this.localSessions, this.iq, accounts, hosts, logger);
     // Strongest first: clients pick the first mechanism they support from the list.
     let rank = 0;
     for (const plus of [true, false]) {
@@ -49,7 +57,17 @@ export class XmppService {
     this.sasl.removeOwner(owner);
     this.features.removeOwner(owner);
     this.router.removeOwner(owner);
+    this.sessions.removeOwner(owner);
     this.#keepers = this.#keepers.filter((k) => k.owner !== owner);
+  }
+
+  addSessionSource(source: SessionSource, owner: string): void {
+    this.sessions.addSource(source, owner);
+  }
+
+  /** A session bound on one of this node's streams (the kernel's own class), not one a source reports. */
+  isLocal(session: C2SSession): boolean {
+    return session instanceof Session;
   }
 
   addSessionKeeper(keeper: SessionKeeper, owner: string): void {
@@ -66,12 +84,15 @@ export class XmppService {
     await this.endSession(session);
   }
 
-  /** A session is over: unregistered, and every module told (presence unavailable, last activity…). */
+  /**
+   * A session of this node is over: unregistered, and every module told (presence unavailable, last
+   * activity…). A session a source reports is its own node's to end: nothing happens here.
+   */
   async endSession(session: C2SSession): Promise<void> {
-    if (session.closed) return;
+    if (session.closed || !this.isLocal(session)) return;
     session.closed = true;
     session.setOutlet(undefined);
-    this.sessions.remove(session);
+    this.localSessions.remove(session);
     try {
       await this.hooks.run('c2s_session_closed', session);
     } catch (err) {
@@ -79,17 +100,22 @@ export class XmppService {
     }
   }
 
-  /** Closes a session with a stream error that says why (kick_user, unregister, shutdown). */
+  /**
+   * Closes a session with a stream error that says why (kick_user, unregister, shutdown). One a source
+   * reports is closed through its outlet only (the source decides what that does): its node ends it.
+   */
   async kick(session: C2SSession, error: StreamError): Promise<void> {
     if (session.closed) return;
     session.outlet?.close(error);
+    if (!this.isLocal(session)) return;
     // Ended here rather than when the stream notices it closed: the caller (unregister, kick_user) goes on
     // knowing every module has seen the session end, and a kicked session is not left resumable.
     await this.endSession(session);
   }
 
+  /** kick for every session of an account on this node. */
   async kickAccount(bare: string, error: StreamError): Promise<number> {
-    const sessions = this.sessions.byAccount(bare);
+    const sessions = this.localSessions.byAccount(bare);
     for (const session of sessions) await this.kick(session, error);
     return sessions.length;
   }

@@ -37,7 +37,7 @@ export class PresenceOnChange {
   }
 
   async #tell(account: Jid, jids: readonly string[], presenceOf: (session: C2SSession) => XmlElement): Promise<void> {
-    const available = this.sessions.byAccount(account.bare).filter((s) => s.available && !s.closed);
+    const available = (await this.sessions.byAccount(account.bare)).filter((s) => s.available && !s.closed);
     if (!available.length || !jids.length) return;
     const contacts = await this.#contacts(account, jids);
     for (const contact of contacts) {

@@ -28,7 +28,7 @@ export class BlocklistPushes {
 
   /** `jids` empty with 'unblock': everything was unblocked. */
   async push(account: Jid, change: 'block' | 'unblock', jids: readonly string[]): Promise<void> {
-    for (const session of this.sessions.byAccount(account.bare)) {
+    for (const session of await this.sessions.byAccount(account.bare)) {
       if (session.closed || !requestedList(session)) continue;
       const push = x(
         'iq',

@@ -39,7 +39,7 @@ export class CarbonCopies {
   }
 
   async #copy(direction: CarbonDirection, original: XmlElement, account: string, wanted: (s: C2SSession) => boolean): Promise<void> {
-    for (const session of this.sessions.byAccount(account)) {
+    for (const session of await this.sessions.byAccount(account)) {
       if (session.closed || !carbonsEnabled(session) || !wanted(session)) continue;
       await this.router.deliverToSession(session, carbonCopy(direction, original, account, session.jid.full));
     }

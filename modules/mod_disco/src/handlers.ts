@@ -20,7 +20,7 @@ type AccountService = ServerServices['accounts'];
 export function discoHandlers(xmpp: XmppApi, accounts: AccountService, access: PresenceAccess, serverItems: ServerItems): IqHandlerRegistration[] {
   const serverInfo = (ctx: IqContext) => {
     refuseNodes(ctx.payload);
-    return infoQuery(xmpp.disco.identities('server'), xmpp.disco.features('server'));
+    return infoQuery(xmpp.disco.identities('server', ctx.to.host), xmpp.disco.features('server', ctx.to.host));
   };
   const serverItemsOf = (ctx: IqContext) => {
     refuseNodes(ctx.payload);
@@ -32,7 +32,7 @@ export function discoHandlers(xmpp: XmppApi, accounts: AccountService, access: P
     // §8 rule 1: the same answer as for an account that does not exist.
     if (!(await mayDiscover(ctx))) throw new StanzaError('service-unavailable');
     refuseNodes(ctx.payload);
-    return infoQuery(xmpp.disco.identities('account'), xmpp.disco.features('account'));
+    return infoQuery(xmpp.disco.identities('account', ctx.to.host), xmpp.disco.features('account', ctx.to.host));
   };
   const accountItems = async (ctx: IqContext) => {
     // §8 rule 2: an empty result, node or not, since an error would tell the cases apart.

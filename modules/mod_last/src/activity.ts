@@ -13,8 +13,8 @@ export class LastActivity {
   ) {}
 
   /** An available session (initial presence sent, not unavailable since) makes the account active now. */
-  isOnline(account: AccountKey): boolean {
-    return this.sessions.byAccount(new Jid(account.user, account.host, undefined).bare).some((s) => s.available && !s.closed);
+  async isOnline(account: AccountKey): Promise<boolean> {
+    return (await this.sessions.byAccount(new Jid(account.user, account.host, undefined).bare)).some((s) => s.available && !s.closed);
   }
 
   stored(account: AccountKey): Promise<StoredLastActivity | undefined> {

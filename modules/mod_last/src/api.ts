@@ -18,7 +18,7 @@ export interface LastActivityApi {
   /** The stored last activity, or undefined when none was ever recorded. */
   get(user: string, host: string): Promise<LastActivityRecord | undefined>;
   /** Whether the account has an available session now (XEP-0012 then answers 0 seconds). */
-  isOnline(user: string, host: string): boolean;
+  isOnline(user: string, host: string): Promise<boolean>;
   set(user: string, host: string, timestamp: number, status: string): Promise<void>;
   delete(user: string, host: string): Promise<boolean>;
   /** The accounts of `host` whose recorded last activity is at or after `since` (ms), sorted. */

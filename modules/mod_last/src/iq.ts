@@ -27,7 +27,7 @@ async function accountLastActivity(activity: LastActivity, access: PresenceAcces
     if (!(await services.accounts.exists(account.user, account.host))) throw new StanzaError('service-unavailable');
     if (!(await access(ctx.to, ctx.from))) throw new StanzaError('forbidden', 'you are not subscribed to the presence of this account');
   }
-  if (activity.isOnline(account)) return answer(0);
+  if (await activity.isOnline(account)) return answer(0);
   const stored = await activity.stored(account);
   if (!stored) throw new StanzaError('item-not-found', 'no last activity is recorded for this account');
   return answer(secondsSince(stored.logoutAt), stored.status);

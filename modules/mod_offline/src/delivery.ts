@@ -36,7 +36,7 @@ export class OfflineDelivery {
 
   /** After a message was stored: an account that started taking messages meanwhile gets it now. */
   async deliverIfOnline(account: AccountKey): Promise<void> {
-    const candidates = this.sessions.byAccount(new Jid(account.user, account.host, undefined).bare).filter(takesMessages);
+    const candidates = (await this.sessions.byAccount(new Jid(account.user, account.host, undefined).bare)).filter(takesMessages);
     if (!candidates.length) return;
     const best = candidates.reduce((a, b) => (b.priority > a.priority ? b : a));
     await this.deliverTo(best);

@@ -29,15 +29,20 @@ export class IdlePinger {
     private readonly logger: Logger,
   ) {}
 
-  /** Starts (settings), changes, or stops (undefined) pinging; every current session is (re)armed. */
-  configure(settings: PingSettings | undefined): void {
+  /**
+   * Starts (settings), changes, or stops (undefined) pinging; every current session is (re)armed. The
+   * settings apply at once; the sessions are armed once the directory answers, each as track() decides
+   * then (a stop or another change meanwhile wins; one bound meanwhile is tracked by its hook).
+   */
+  async configure(settings: PingSettings | undefined): Promise<void> {
     for (const session of [...this.#tracked.keys()]) this.untrack(session);
     this.#settings = settings;
-    if (settings) for (const session of this.xmpp.sessions.all()) this.track(session);
+    if (settings) for (const session of await this.xmpp.sessions.all()) this.track(session);
   }
 
+  /** Only this node's sessions: another node's client answers on that node, which pings it. */
   track(session: C2SSession): void {
-    if (!this.#settings || session.closed || this.#tracked.has(session)) return;
+    if (!this.#settings || session.closed || this.#tracked.has(session) || !this.xmpp.isLocal(session)) return;
     const tracked: Tracked = { lastHeard: Date.now(), timer: undefined, awaiting: undefined };
     this.#tracked.set(session, tracked);
     this.#arm(session, tracked, this.#settings.intervalMs);

@@ -17,12 +17,12 @@ export default defineModule({
     ping_interval: { type: 'integer', default: 60, min: 1, doc: 'Seconds of silence from a client before the server pings it.' },
     ping_ack_timeout: { type: 'integer', default: 32, min: 1, doc: 'Seconds a pinged client has to answer before its stream is closed.' },
   },
-  start(ctx) {
+  async start(ctx) {
     const { xmpp } = ctx.services;
     const settingsOf = (options: typeof ctx.options): PingSettings | undefined =>
       options.send_pings ? { intervalMs: options.ping_interval * 1000, ackTimeoutMs: options.ping_ack_timeout * 1000 } : undefined;
     const pinger = new IdlePinger(xmpp, ctx.logger);
-    pinger.configure(settingsOf(ctx.options));
+    await pinger.configure(settingsOf(ctx.options));
     return {
       xmpp: {
         iq: [{ type: 'get', ns: NS_PING, to: 'server', handler: () => undefined }],
@@ -45,10 +45,10 @@ export default defineModule({
         { hook: 'c2s_session_closed', handler: (session) => pinger.untrack(session) },
       ],
       reload(next) {
-        pinger.configure(settingsOf(next));
+        return pinger.configure(settingsOf(next));
       },
       stop() {
-        pinger.configure(undefined);
+        return pinger.configure(undefined);
       },
     };
   },

@@ -52,7 +52,7 @@ export class PresenceBroadcast {
     const wasSubscriber = receivesPresence(change.before.subscription);
     const isSubscriber = receivesPresence(change.after.subscription);
     if (wasSubscriber === isSubscriber) return;
-    for (const session of this.#availableSessions(change.owner)) {
+    for (const session of await this.#availableSessions(change.owner)) {
       const stanza = isSubscriber ? addressed(session.presence, session.jid, change.contact) : unavailable(session.jid, change.contact);
       await this.#route(stanza);
     }
@@ -71,8 +71,8 @@ export class PresenceBroadcast {
     return [...subscribers.filter((s) => s.bare !== session.account.bare), session.account];
   }
 
-  #availableSessions(account: Jid): C2SSession[] {
-    return this.xmpp.sessions.byAccount(account.bare).filter((s) => s.available && !s.closed);
+  async #availableSessions(account: Jid): Promise<C2SSession[]> {
+    return (await this.xmpp.sessions.byAccount(account.bare)).filter((s) => s.available && !s.closed);
   }
 
   async #route(stanza: XmlElement): Promise<void> {

@@ -45,7 +45,7 @@ export default defineModule({
           hook: 'remove_user',
           priority: 5,
           handler: async (user, host) => {
-            for (const session of xmpp.sessions.byAccount(`${user}@${host}`)) {
+            for (const session of await xmpp.sessions.byAccount(`${user}@${host}`)) {
               await broadcast.unavailable(session, x('presence', { type: 'unavailable' }));
             }
           },

@@ -24,7 +24,7 @@ export class Probes {
       if (contact.bare === session.account.bare) continue;
       await this.#route(probe(session.jid, contact));
     }
-    for (const other of this.xmpp.sessions.byAccount(session.account.bare)) {
+    for (const other of await this.xmpp.sessions.byAccount(session.account.bare)) {
       if (other === session || !other.available || other.closed) continue;
       await this.xmpp.router.deliverToSession(session, addressed(other.presence, other.jid, session.jid));
     }
@@ -38,9 +38,9 @@ export class Probes {
       const prober = ctx.from;
       // RFC 6121 §4.3.2: no presence for someone not subscribed, and no error either.
       if (!(await this.#mayProbe(owner, prober))) return;
-      const sessions = this.xmpp.sessions
-        .byAccount(owner.bare)
-        .filter((s) => s.available && !s.closed && (ctx.to.isBare || s.jid.full === ctx.to.full) && s.jid.full !== prober.full);
+      const sessions = (await this.xmpp.sessions.byAccount(owner.bare)).filter(
+        (s) => s.available && !s.closed && (ctx.to.isBare || s.jid.full === ctx.to.full) && s.jid.full !== prober.full,
+      );
       if (!sessions.length) {
         await this.#route(unavailable(owner, prober));
         return;

@@ -52,12 +52,12 @@ export class PrivacyEnforcement {
   async onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
     const { stanza, from, to } = ctx;
     const recipient = to.toBare();
-    if (!isAlwaysAllowed(recipient, from) && !this.#reachesActiveList(to)) {
+    if (!isAlwaysAllowed(recipient, from) && !(await this.#reachesActiveList(to))) {
       const list = await this.#defaultList(recipient);
       if (list && (await this.#decide(recipient, list, from, inboundKind(stanza))) === 'deny') return this.#refuseInbound(stanza);
     }
     if (isNotification(stanza) && this.#isLocalAccount(from) && !isAlwaysAllowed(from.toBare(), to)) {
-      const list = await this.#listOf(from.toBare(), this.sessions.get(from.full));
+      const list = await this.#listOf(from.toBare(), await this.sessions.get(from.full));
       // Dropped silently: it is the server's broadcast, not something the user sent by hand.
       if (list && (await this.#decide(from.toBare(), list, to, 'presence-out')) === 'deny') return;
     }
@@ -122,9 +122,9 @@ export class PrivacyEnforcement {
   }
 
   /** Whether the stanza may reach a session with an active list (which then decides for itself). */
-  #reachesActiveList(to: Jid): boolean {
-    const target = to.isBare ? undefined : this.sessions.get(to.full);
-    const candidates = target ? [target] : this.sessions.byAccount(to.bare);
+  async #reachesActiveList(to: Jid): Promise<boolean> {
+    const target = to.isBare ? undefined : await this.sessions.get(to.full);
+    const candidates = target ? [target] : await this.sessions.byAccount(to.bare);
     return candidates.some((s) => activeListOf(s) !== undefined);
   }
 

@@ -14,7 +14,7 @@ export class ListPushes {
   ) {}
 
   async push(account: Jid, listName: string): Promise<void> {
-    for (const session of this.sessions.byAccount(account.bare)) {
+    for (const session of await this.sessions.byAccount(account.bare)) {
       if (session.closed) continue;
       const push = x('iq', { type: 'set', id: `push-${randomBytes(6).toString('hex')}`, from: account.bare, to: session.jid.full }, queryElement(x('list', { name: listName })));
       await this.router.deliverToSession(session, push);

@@ -68,7 +68,7 @@ export class PrivacyRequests {
     // §2.4: not while the current default applies to another connected resource (one without an active
     // list). The rule settles a conflict between the account's resources; an administrator's request
     // (privacy_set: no session) speaks for the account as a whole, as in ejabberd, and takes effect for them all.
-    if (session && privacy.defaultName !== undefined && this.#others(account, session).some((s) => activeListOf(s) === undefined)) {
+    if (session && privacy.defaultName !== undefined && (await this.#others(account, session)).some((s) => activeListOf(s) === undefined)) {
       throw new StanzaError('conflict', 'the default list is in use by another resource');
     }
     await this.store.setDefault(account, name);
@@ -80,7 +80,7 @@ export class PrivacyRequests {
     // §2.8: not while it applies to another resource. The default list applies to the account as a whole
     // (offline delivery included): it is replaced or declined first.
     if (privacy.defaultName === name) throw new StanzaError('conflict', 'this is the default list: set or decline another default first');
-    if (this.#others(account, session).some((s) => activeListOf(s) === name)) throw new StanzaError('conflict', 'this list is active for another resource');
+    if ((await this.#others(account, session)).some((s) => activeListOf(s) === name)) throw new StanzaError('conflict', 'this list is active for another resource');
     await this.store.deleteList(account, name);
     if (session && activeListOf(session) === name) setActiveList(session, undefined);
     await this.pushes.push(account, name);
@@ -102,7 +102,7 @@ export class PrivacyRequests {
     if (missing !== undefined) throw new StanzaError('item-not-found', `there is no roster group '${missing}'`);
   }
 
-  #others(account: Jid, session: C2SSession | undefined): C2SSession[] {
-    return this.sessions.byAccount(account.bare).filter((s) => s !== session && !s.closed);
+  async #others(account: Jid, session: C2SSession | undefined): Promise<C2SSession[]> {
+    return (await this.sessions.byAccount(account.bare)).filter((s) => s !== session && !s.closed);
   }
 }

@@ -29,13 +29,13 @@ export function markInterested(session: C2SSession, versioned: boolean): void {
 export class RosterPushes {
   constructor(private readonly xmpp: XmppApi) {}
 
-  interestedSessions(owner: Jid): C2SSession[] {
-    return this.xmpp.sessions.byAccount(owner.bare).filter((s) => !s.closed && interestOf(s).interested);
+  async interestedSessions(owner: Jid): Promise<C2SSession[]> {
+    return (await this.xmpp.sessions.byAccount(owner.bare)).filter((s) => !s.closed && interestOf(s).interested);
   }
 
   /** Pushes one item (or its removal) with the roster version it produced. */
   async push(owner: Jid, item: XmlElement, version: string | undefined): Promise<void> {
-    for (const session of this.interestedSessions(owner)) {
+    for (const session of await this.interestedSessions(owner)) {
       const push = x(
         'iq',
         { type: 'set', id: `push-${randomBytes(6).toString('hex')}`, to: session.jid.full },

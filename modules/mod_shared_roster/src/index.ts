@@ -53,7 +53,7 @@ export default defineModule({
     for (const group of await store.load()) groups.put(group);
     const accounts = new HostAccounts(ctx.services.accounts);
     const online = new OnlineAccounts(xmpp);
-    online.fillFromSessions();
+    await online.fillFromSessions();
     const view = new SharedView(groups, accounts, online);
     const propagation = new Propagation(roster, xmpp, view, ctx.logger);
     const lock = new KeyedLock();

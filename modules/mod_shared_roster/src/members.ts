@@ -3,7 +3,7 @@
  * needed and kept current by the register_user and remove_user hooks), and the accounts with an available
  * session (kept by the presence middleware and the session-closed hook).
  */
-import type { ServerServices, XmppApi } from '@service/plugin-api';
+import type { C2SSession, ServerServices, XmppApi } from '@service/plugin-api';
 
 export class HostAccounts {
   readonly #cache = new Map<string, Promise<Set<string>>>();
@@ -59,8 +59,8 @@ export class OnlineAccounts {
   }
 
   /** Whether the account has an available session now (what the set follows). */
-  availableNow(bare: string): boolean {
-    return this.xmpp.sessions.byAccount(bare).some((s) => s.available && !s.closed);
+  async availableNow(bare: string): Promise<boolean> {
+    return (await this.xmpp.sessions.byAccount(bare)).some(isAvailable);
   }
 
   /** The accounts of a vhost in the set. */
@@ -68,8 +68,12 @@ export class OnlineAccounts {
     for (const bare of this.#online) if (bare.endsWith(`@${host}`)) yield bare;
   }
 
-  /** Takes the accounts available now (the module starts while clients are online). */
-  fillFromSessions(): void {
-    for (const bare of this.xmpp.sessions.accounts()) if (this.availableNow(bare)) this.#online.add(bare);
+  /** Takes the accounts available now (the module starts while clients are online), from one snapshot. */
+  async fillFromSessions(): Promise<void> {
+    for (const session of await this.xmpp.sessions.all()) if (isAvailable(session)) this.#online.add(session.account.bare);
   }
+}
+
+function isAvailable(session: C2SSession): boolean {
+  return session.available && !session.closed;
 }

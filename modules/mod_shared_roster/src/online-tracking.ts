@@ -7,6 +7,12 @@
  * show the account before its presence arrives, and they answer its probes. No presence is sent on the
  * roster change itself: the account's own broadcast and probes take care of it. Going offline is handled
  * after the unavailable presence went out, or when the last session ended.
+ *
+ * Whether an account has an available session is asked of the session directory, which answers
+ * asynchronously; changes of the set are made one at a time (`exclusive`), each deciding on what the
+ * directory says then. The quick exits outside `exclusive` must not skip a change another one is about to
+ * undo: a departure does not return early while an arrival of the account is under way (it may not have
+ * added the account yet), nor an arrival while a departure is under way.
  */
 import type { C2SSession, Middleware, SendContext } from '@service/plugin-api';
 import type { Groups } from './groups.js';
@@ -24,20 +30,28 @@ export interface TrackingDeps {
 }
 
 export function onlineTracking({ groups, online, propagation, exclusive }: TrackingDeps) {
-  const arrive = async (bare: string, host: string) => {
-    if (online.has(bare)) return;
-    await exclusive(async () => {
-      if (online.has(bare) || !online.availableNow(bare)) return;
-      if (!groups.hasOnlineGroups(host)) return online.add(bare);
-      await propagation.aroundContact(bare, async () => online.add(bare), { presence: false });
-    });
+  const arriving = new InFlight();
+  const leaving = new InFlight();
+  const arrive = (bare: string, host: string) => {
+    if (online.has(bare) && !leaving.has(bare)) return Promise.resolve();
+    return arriving.during(bare, () =>
+      exclusive(async () => {
+        if (online.has(bare) || !(await online.availableNow(bare))) return;
+        if (!groups.hasOnlineGroups(host)) return online.add(bare);
+        await propagation.aroundContact(bare, async () => online.add(bare), { presence: false });
+      }),
+    );
   };
-  const leave = async (bare: string, host: string) => {
-    if (!online.has(bare) || online.availableNow(bare)) return;
-    await exclusive(async () => {
-      if (!online.has(bare) || online.availableNow(bare)) return;
-      if (!groups.hasOnlineGroups(host)) return online.delete(bare);
-      await propagation.aroundContact(bare, async () => online.delete(bare), { presence: false });
+  const leave = (bare: string, host: string) => {
+    if (!online.has(bare) && !arriving.has(bare)) return Promise.resolve();
+    return leaving.during(bare, async () => {
+      // Another available session keeps the account online: no need to wait for the others' changes.
+      if (await online.availableNow(bare)) return;
+      await exclusive(async () => {
+        if (!online.has(bare) || (await online.availableNow(bare))) return;
+        if (!groups.hasOnlineGroups(host)) return online.delete(bare);
+        await propagation.aroundContact(bare, async () => online.delete(bare), { presence: false });
+      });
     });
   };
 
@@ -57,4 +71,24 @@ export function onlineTracking({ groups, online, propagation, exclusive }: Track
   const sessionClosed = (session: C2SSession) => leave(session.account.bare, session.account.host);
 
   return { middleware, sessionClosed };
+}
+
+/** Accounts with a change under way (counted: several may be). */
+class InFlight {
+  readonly #count = new Map<string, number>();
+
+  has(bare: string): boolean {
+    return this.#count.has(bare);
+  }
+
+  async during(bare: string, work: () => Promise<void>): Promise<void> {
+    this.#count.set(bare, (this.#count.get(bare) ?? 0) + 1);
+    try {
+      await work();
+    } finally {
+      const left = this.#count.get(bare)! - 1;
+      if (left) this.#count.set(bare, left);
+      else this.#count.delete(bare);
+    }
+  }
 }

@@ -23,7 +23,7 @@ export class Propagation {
 
   /** Runs `change` (which may change anything), then brings every online account's roster up to date. */
   async around<T>(change: () => Promise<T>, options: PropagationOptions): Promise<T> {
-    const owners = this.#onlineAccounts();
+    const owners = await this.#onlineAccounts();
     const before = new Map<string, Map<string, SharedContact>>();
     for (const owner of owners) before.set(owner.bare, await this.view.contactsOf(owner));
     const result = await change();
@@ -45,7 +45,7 @@ export class Propagation {
    * `assume` says how to count the account before the change, when the accounts table has already moved.
    */
   async aroundContact(contact: string, change: () => Promise<void>, options: PropagationOptions & { assume?: Assumption }): Promise<void> {
-    const owners = this.#onlineAccounts().filter((o) => o.bare !== contact);
+    const owners = (await this.#onlineAccounts()).filter((o) => o.bare !== contact);
     const before = new Map<string, SharedContact | undefined>();
     for (const owner of owners) before.set(owner.bare, await this.view.contactAssuming(owner, contact, options.assume));
     await change();
@@ -55,8 +55,9 @@ export class Propagation {
     }
   }
 
-  #onlineAccounts(): Jid[] {
-    return [...this.xmpp.sessions.accounts()].map((bare) => Jid.tryParse(bare)).filter((jid): jid is Jid => jid !== undefined);
+  /** The accounts with a session, taken once per change: the rosters compared before and after are theirs. */
+  async #onlineAccounts(): Promise<Jid[]> {
+    return (await this.xmpp.sessions.accounts()).map((bare) => Jid.tryParse(bare)).filter((jid): jid is Jid => jid !== undefined);
   }
 
   /** A push that fails is logged: the groups have changed, and the next roster get shows it. */

@@ -51,10 +51,13 @@ function createStreamManagement(services: ServerServices, options: () => Options
     session.state('stream_mgmt_max', () => max);
   };
 
-  const resume = (ctx: StreamInContext) => {
+  const resume = async (ctx: StreamInContext) => {
     if (ctx.session) return ctx.stream.sendElement(failed('unexpected-request', 'this stream is already bound'));
     const previd = ctx.element.attr('previd');
-    const session = xmpp.sessions.byAccount(ctx.account.bare).find((s) => s.id === previd);
+    // Only a session of this node can move to this stream. The lookup is the only wait: what follows reads
+    // the session as it is after it and acts without awaiting, so no other resumption or end of the
+    // session can come in between.
+    const session = (await xmpp.sessions.byAccount(ctx.account.bare)).find((s) => s.id === previd && xmpp.isLocal(s));
     const sm = session && SmState.of(session);
     if (!session || !sm?.resumable || session.closed) return ctx.stream.sendElement(failed('item-not-found', 'no session to resume with this id'));
     const h = Number(ctx.element.attr('h'));
@@ -65,10 +68,11 @@ function createStreamManagement(services: ServerServices, options: () => Options
       // unreachable, for ever.
       return ctx.stream.sendElement(failed('unexpected-request', 'h counts more stanzas than were sent', sm.inbound));
     }
+    const previous = session.outlet;
+    // This stream may have closed during the lookup: then the session stays as it was, its timer running.
+    if (!ctx.stream.adopt(session)) return;
     clearTimeout(sm.resumeTimer);
     sm.resumeTimer = undefined;
-    const previous = session.outlet;
-    ctx.stream.adopt(session);
     previous?.close(new StreamError('conflict', 'the session was resumed on another connection'));
     ctx.stream.sendElement(x('resumed', { xmlns: NS_SM, h: sm.inbound, previd: session.id }));
     // Everything the client has not acknowledged, again, in order.

@@ -1,4 +1,8 @@
-/** mod_version: software version (XEP-0092), answered by the server for its own domain. */
+/**
+ * mod_version: software version (XEP-0092), answered by the server for its own domain. It runs per virtual
+ * host: whether the answer names the operating system may differ from host to host
+ * (`host_config: <host>: modules: mod_version: {show_os: false}`), and a host may go without it.
+ */
 import { defineModule } from '@service/plugin-api';
 import { NS_VERSION, versionQuery } from './version-query.js';
 
@@ -7,6 +11,7 @@ export default defineModule({
   version: '0.1.0',
   pluginApi: '^0.1.0',
   summary: 'Software version (XEP-0092) of the server',
+  perHost: true,
   options: {
     show_os: { type: 'boolean', default: true, doc: 'Include the operating system (type and release) in the answer.' },
   },

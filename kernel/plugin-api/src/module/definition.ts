@@ -13,6 +13,7 @@ import type { InferOptions, OptionsSchema } from '../config/options.js';
 import type { HttpRequestHandler } from '../http/types.js';
 import type { Logger } from '../log/logger.js';
 import type { ServerServices } from '../services/index.js';
+import type { SessionSource } from '../services/xmpp.js';
 import type { DbKind, Migration } from '../storage/sql.js';
 import type { Middleware } from '../xmpp/chain.js';
 import type { DeliverContext, OfflineContext, ReceiveContext, SendContext, StreamInContext } from '../xmpp/contexts.js';
@@ -76,6 +77,13 @@ export interface ModuleDefinition<S extends OptionsSchema = OptionsSchema, C ext
   readonly listeners?: Readonly<Record<string, ListenerKindDecl>>;
   /** Frontend names its callers come through, for api_permissions `from:` (mod_http_api, service_xmlrpc…). */
   readonly frontends?: readonly string[];
+  /**
+   * Runs once per virtual host it is enabled on (ejabberd's per-host modules), each instance with that host's
+   * options (`host_config: <host>: modules:`) and `ctx.host`. Its IQ handlers, features, disco entries,
+   * middleware and hooks then apply to its host only. A per-host module declares no commands, services,
+   * listener kinds or HTTP handlers: those belong to the whole server.
+   */
+  readonly perHost?: boolean;
   start(ctx: ModuleContext<OptionsOf<S>>): Awaitable<ModuleInstance<C, OptionsOf<S>> | void>;
 }
 
@@ -121,14 +129,21 @@ export interface XmppRegistrations {
   readonly remoteRoutes?: readonly RemoteRoute[];
   /** Keeps sessions whose connection was lost (stream management). */
   readonly sessionKeepers?: readonly SessionKeeper[];
+  /**
+   * Sessions that are not this node's (a cluster peer's), merged into `services.xmpp.sessions` after this
+   * node's own while the module runs (see SessionSource).
+   */
+  readonly sessionSources?: readonly SessionSource[];
 }
 
 export interface ModuleContext<O = Record<string, unknown>> {
   readonly name: string;
   /** Validated, defaults applied. */
   readonly options: O;
-  /** The virtual hosts, as currently configured. */
+  /** The virtual hosts, as currently configured (just `host` for a per-host instance). */
   readonly hosts: readonly string[];
+  /** The virtual host of a per-host instance (undefined for a module that runs for the whole server). */
+  readonly host?: string;
   readonly logger: Logger;
   /** The module's database (see `migrations`). */
   readonly db: Knex;

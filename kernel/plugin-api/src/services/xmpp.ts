@@ -1,7 +1,8 @@
 /**
  * The XMPP side of the server as modules use it: the directory of bound sessions, the router, what service
  * discovery announces, and the end of sessions. Modules register IQ handlers, middleware, features, disco
- * entries, SASL mechanisms and domains through their instance (see ModuleInstance.xmpp), not here.
+ * entries, SASL mechanisms, domains and session sources through their instance (see ModuleInstance.xmpp),
+ * not here.
  */
 import type { Jid } from '../jid/jid.js';
 import type { XmlElement } from '../xml/element.js';
@@ -9,17 +10,40 @@ import type { DiscoIdentity, DiscoScope } from '../xmpp/disco.js';
 import type { StanzaError, StreamError } from '../xmpp/errors.js';
 import type { C2SSession } from '../xmpp/session.js';
 
-/** Every bound session, by full JID and by account. */
+/**
+ * Every bound session, by full JID and by account: this node's own, then those of every session source a
+ * module registered (`xmpp.sessionSources`: a cluster peer's sessions), in registration order. Lookups are
+ * asynchronous because a source may have to ask another node. Each answer is a snapshot: a session in it
+ * may close while the caller awaits something else, so check `closed` before acting on one, and take one
+ * snapshot where a decision needs a stable view. A source that fails is logged and counts as having no
+ * sessions, so a peer that is down does not break what this node answers.
+ */
 export interface SessionDirectory {
-  get(full: string): C2SSession | undefined;
-  /** The sessions of an account (bare JID), in binding order. */
-  byAccount(bare: string): C2SSession[];
-  /** The bare JIDs with at least one session. */
-  accounts(): IterableIterator<string>;
-  all(): IterableIterator<C2SSession>;
-  readonly count: number;
-  countHost(host: string): number;
+  /** The session bound to this full JID (this node's first), or undefined. */
+  get(full: string): Promise<C2SSession | undefined>;
+  /** The sessions of an account (bare JID): this node's in binding order, then each source's. */
+  byAccount(bare: string): Promise<C2SSession[]>;
+  /** The bare JIDs with at least one session, each once. */
+  accounts(): Promise<string[]>;
+  /** Every session: this node's, then each source's. */
+  all(): Promise<C2SSession[]>;
+  /** How many sessions there are (this node's plus what each source counts). */
+  count(): Promise<number>;
+  /** How many sessions accounts of this virtual host have. */
+  countHost(host: string): Promise<number>;
 }
+
+/**
+ * Sessions that are not this node's, as a module knows them (a cluster module: its peers' sessions),
+ * registered in `xmpp.sessionSources` and merged into the directory while the module runs. It answers
+ * the directory's questions for its sessions only: this node's are already there (a session whose full
+ * JID is also bound here is left out of listings, this node's first, but counts are added as they are).
+ * The sessions it returns are its own objects: what writing to one, or closing its outlet, does is up to
+ * the source (forward it to the peer, say); this node runs no session hooks for them. Routing does not
+ * consult sources: the router delivers to this node's sessions, and a cluster module forwards the rest
+ * through middleware or a remote route.
+ */
+export interface SessionSource extends SessionDirectory {}
 
 /** Where stanzas go: to a local account or session, a component domain, or back to the sender as an error. */
 export interface RouterApi {
@@ -35,19 +59,29 @@ export interface RouterApi {
   deliverToAccount(stanza: XmlElement, from: Jid, to: Jid, session?: C2SSession): Promise<void>;
 }
 
+/** What service discovery announces: on `host` (per-host modules' entries included), or on every host. */
 export interface DiscoApi {
-  features(scope: DiscoScope): string[];
-  identities(scope: DiscoScope): DiscoIdentity[];
+  features(scope: DiscoScope, host?: string): string[];
+  identities(scope: DiscoScope, host?: string): DiscoIdentity[];
 }
 
 export interface XmppApi {
+  /** Every bound session: this node's and those of the registered session sources. */
   readonly sessions: SessionDirectory;
   readonly router: RouterApi;
   readonly disco: DiscoApi;
-  /** Closes a session with a stream error that says why; resolves once every module has seen it end. */
+  /**
+   * Whether a session is bound on this node's streams, not one a session source reports: for what only
+   * the node carrying a session can do (pinging its client, resuming its stream).
+   */
+  isLocal(session: C2SSession): boolean;
+  /**
+   * Closes a session with a stream error that says why; resolves once every module has seen it end. A
+   * session a source reports (another node's) is only closed through its outlet: its own node ends it.
+   */
   kick(session: C2SSession, error: StreamError): Promise<void>;
-  /** kick for every session of an account; resolves with how many there were. */
+  /** kick for every session of an account on this node; resolves with how many there were. */
   kickAccount(bare: string, error: StreamError): Promise<number>;
-  /** Ends a session whose stream is gone (a detached one whose time is up). */
+  /** Ends a session of this node whose stream is gone (a detached one whose time is up). */
   endSession(session: C2SSession): Promise<void>;
 }

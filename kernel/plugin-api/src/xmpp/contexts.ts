@@ -29,8 +29,11 @@ export interface StreamInContext {
 export interface StreamControl {
   /** Writes an element directly (stream management's <a/>, <enabled/>…), bypassing the stanza chains. */
   sendElement(element: XmlElement): void;
-  /** Adopts a detached session (stream management resumption): this stream now carries it. */
-  adopt(session: C2SSession): void;
+  /**
+   * Adopts a detached session (stream management resumption): this stream now carries it. False, and
+   * nothing changes, when this stream has closed meanwhile (while the session was being looked up).
+   */
+  adopt(session: C2SSession): boolean;
   readonly id: string;
 }
 

@@ -5,10 +5,11 @@
 import type { FeatureContext, StreamFeatureRegistration, XmlElement } from '@service/plugin-api';
 
 export class StreamFeatures {
-  #features: Array<StreamFeatureRegistration & { owner: string }> = [];
+  #features: Array<StreamFeatureRegistration & { owner: string; host?: string }> = [];
 
-  register(feature: StreamFeatureRegistration, owner: string): void {
-    this.#features.push({ ...feature, owner });
+  /** `host`: offered on that virtual host's streams only (a per-host module's), else on every host's. */
+  register(feature: StreamFeatureRegistration, owner: string, host?: string): void {
+    this.#features.push({ build: (ctx) => feature.build(ctx), owner, ...(host ? { host } : {}) });
   }
 
   removeOwner(owner: string): void {
@@ -17,6 +18,9 @@ export class StreamFeatures {
 
   /** The features of an authenticated stream. */
   build(ctx: FeatureContext): XmlElement[] {
-    return this.#features.map((f) => f.build(ctx)).filter((e): e is XmlElement => e !== undefined);
+    return this.#features
+      .filter((f) => f.host === undefined || f.host === ctx.host)
+      .map((f) => f.build(ctx))
+      .filter((e): e is XmlElement => e !== undefined);
   }
 }

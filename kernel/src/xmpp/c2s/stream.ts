@@ -427,7 +427,7 @@ export class C2SStream implements StreamControl {
     const jid = new Jid(this.#user, this.#host!, resource);
     const session = new Session({ jid, connection: this.transport.kind, ip: this.transport.ip, port: this.transport.port }, this.#outlet);
     this.#session = session;
-    const replaced = this.env.xmpp.sessions.add(session);
+    const replaced = this.env.xmpp.localSessions.add(session);
     if (replaced && !replaced.outlet) void this.env.xmpp.endSession(replaced);
     this.#stage = 'bound';
     clearTimeout(this.#timer);
@@ -435,14 +435,16 @@ export class C2SStream implements StreamControl {
     await this.env.hooks.run('c2s_session_bound', session);
   }
 
-  /** Stream management resumption: this stream takes over a detached session. */
-  adopt(session: C2SSession): void {
+  /** Stream management resumption: this stream takes over a detached session; false once the stream is closed. */
+  adopt(session: C2SSession): boolean {
+    if (this.#stage === 'closed') return false;
     this.#session = session;
     this.#stage = 'bound';
     clearTimeout(this.#timer);
     session.ip = this.transport.ip;
     session.port = this.transport.port;
     session.setOutlet(this.#outlet);
+    return true;
   }
 
   sendElement(element: XmlElement): void {

@@ -29,7 +29,8 @@ export class Router {
   #remoteRoutes: Array<{ route: RemoteRoute; owner: string }> = [];
 
   constructor(
-    private readonly sessions: SessionManager,
+    /** This node's sessions: default delivery is local (a cluster module forwards through middleware or a remote route). */
+    private readonly localSessions: SessionManager,
     private readonly iq: IqHandlers,
     private readonly accounts: AccountService,
     private readonly hosts: () => readonly string[],
@@ -126,7 +127,7 @@ export class Router {
     const { stanza, to } = ctx;
     const type = stanza.attr('type');
     if (!to.isBare) {
-      const target = this.sessions.get(to.full);
+      const target = this.localSessions.get(to.full);
       if (target && !target.closed) {
         await this.deliverToSession(target, stanza);
         ctx.delivered.push(target);
@@ -148,7 +149,7 @@ export class Router {
 
   async #deliverToBare(ctx: DeliverContext, record: DeliverContext): Promise<void> {
     const { stanza, to } = ctx;
-    const sessions = this.sessions.byAccount(to.bare).filter((s) => !s.closed);
+    const sessions = this.localSessions.byAccount(to.bare).filter((s) => !s.closed);
     if (stanza.name === 'presence') {
       for (const session of sessions.filter((s) => s.available)) {
         await this.deliverToSession(session, stanza);
@@ -193,7 +194,7 @@ export class Router {
     const payloads = stanza.elements();
     if (payloads.length !== 1) return this.bounce(stanza, new StanzaError('bad-request', 'an IQ get or set carries exactly one payload element'));
     const payload = payloads[0]!;
-    const handler = this.iq.find(type, payload, target);
+    const handler = this.iq.find(type, payload, target, to.host);
     if (!handler) return this.bounce(stanza, new StanzaError('service-unavailable'));
     let result: XmlElement | void;
     try {
@@ -220,11 +221,11 @@ export class Router {
     if (this.isLocalHost(to.host) && to.user !== undefined) {
       // Back to a local client: straight to its session(s), without running the error through delivery policy.
       if (!to.isBare) {
-        const session = this.sessions.get(to.full);
+        const session = this.localSessions.get(to.full);
         if (session) await this.deliverToSession(session, reply);
         return;
       }
-      for (const session of this.sessions.byAccount(to.bare)) await this.deliverToSession(session, reply);
+      for (const session of this.localSessions.byAccount(to.bare)) await this.deliverToSession(session, reply);
     }
   }
 }

@@ -89,7 +89,7 @@ export function banHandlers(ctx: AdminContext): HandlersFor<typeof banCommands> 
 
   /** The account's last activity, read before the ban closes its sessions. */
   const lastActivity = async (account: AccountKey, now: string): Promise<Pick<BanDetails, 'lastdate' | 'lastreason'>> => {
-    if (xmpp.sessions.byAccount(bareJid(account)).length > 0) return { lastdate: now, lastreason: 'ONLINE' };
+    if ((await xmpp.sessions.byAccount(bareJid(account))).length > 0) return { lastdate: now, lastreason: 'ONLINE' };
     const last = ctx.find(lastActivityService);
     const record = await last?.get(account.user, account.host);
     return record ? { lastdate: xep0082(record.timestamp), lastreason: record.status } : { lastdate: '', lastreason: '' };

@@ -78,7 +78,7 @@ async function deleteOldUsers(ctx: AdminContext, command: string, hosts: readonl
   };
   /** Old now: checked again right before the removal, as the account may have logged in since the listing. */
   const stillOld = async (user: string, server: string) => {
-    if (xmpp.sessions.byAccount(`${user}@${server}`).length > 0) return false;
+    if ((await xmpp.sessions.byAccount(`${user}@${server}`)).length > 0) return false;
     const record = await last.get(user, server);
     return record === undefined || record.timestamp < cutoff;
   };

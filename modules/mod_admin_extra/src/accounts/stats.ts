@@ -1,6 +1,7 @@
 /**
- * stats and stats_host: a few counters for monitoring scripts. This server runs as one node, so the
- * server-wide and this-node figures are the same.
+ * stats and stats_host: a few counters for monitoring scripts. The server-wide figures count every session
+ * of the session directory, this-node figures only those bound here: the same unless a module reports
+ * other nodes' sessions (a session source).
  */
 import { badArgument, defineCommand, type HandlersFor } from '@service/plugin-api';
 import { host } from '../args.js';
@@ -41,18 +42,21 @@ export const statsCommands = [
 
 export function statsHandlers(ctx: AdminContext): HandlersFor<typeof statsCommands> {
   const { accounts, xmpp, server } = ctx.services;
+  /** Sessions bound on this node: the directory also lists those session sources report (other nodes'). */
+  const onThisNode = async () => (await xmpp.sessions.all()).filter((s) => xmpp.isLocal(s)).length;
   return {
     stats: async ({ name }) => {
       switch (statName(name, SERVER_STATS)) {
         case 'registeredusers':
           return accounts.countUsers();
         case 'onlineusers':
+          return xmpp.sessions.count();
         case 'onlineusersnode':
-          return xmpp.sessions.count;
+          return onThisNode();
         case 'uptimeseconds':
           return Math.floor((Date.now() - server.startedAt) / 1000);
         case 'processes':
-          return xmpp.sessions.count + process.getActiveResourcesInfo().length;
+          return (await onThisNode()) + process.getActiveResourcesInfo().length;
       }
     },
     stats_host: async ({ name, host: hostText }) => {

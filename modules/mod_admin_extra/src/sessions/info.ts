@@ -96,10 +96,11 @@ export function infoHandlers(ctx: AdminContext): HandlersFor<typeof infoCommands
   /** Sorting by the same key the list is read by: the JID or the resource, in code-point order. */
   const byKey = <T>(key: (item: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
   return {
-    connected_users_info: () => {
+    connected_users_info: async () => {
+      const all = await sessions.all();
       const describe = describer(ctx);
       const out = [];
-      for (const session of sessions.all()) if (!session.closed) out.push({ jid: session.jid.full, ...describe(session) });
+      for (const session of all) if (!session.closed) out.push({ jid: session.jid.full, ...describe(session) });
       return out.sort(byKey((s) => s.jid));
     },
     user_sessions_info: async ({ user: u, host: h }) => {
@@ -107,10 +108,10 @@ export function infoHandlers(ctx: AdminContext): HandlersFor<typeof infoCommands
       const { sessions: mine } = await accountSessions(ctx, u, h);
       return mine.map(describe).sort(byKey((s) => s.resource));
     },
-    connected_users_vhost: ({ host: h }) => {
+    connected_users_vhost: async ({ host: h }) => {
       const vhost = servedHost(ctx, h);
       const out: string[] = [];
-      for (const session of sessions.all()) if (!session.closed && session.jid.host === vhost) out.push(session.jid.full);
+      for (const session of await sessions.all()) if (!session.closed && session.jid.host === vhost) out.push(session.jid.full);
       return out.sort();
     },
     num_resources: async ({ user: u, host: h }) => (await accountSessions(ctx, u, h)).sessions.length,

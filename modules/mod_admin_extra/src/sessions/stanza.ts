@@ -91,7 +91,7 @@ export function stanzaHandlers(ctx: AdminContext): HandlersFor<typeof stanzaComm
     if (groupchat && to.isBare) throw badArgument(argument, `a groupchat message to an account goes to one of its connected resources (a full JID), not to ${to.bare}`);
     const needsSession = groupchat || (stanza.name === 'iq' && (type === 'get' || type === 'set'));
     if (needsSession && !to.isBare) {
-      const session = xmpp.sessions.get(to.full);
+      const session = await xmpp.sessions.get(to.full);
       if (!session || session.closed) throw notFound(`${to.bare} has no session with resource '${to.resource}'`);
     }
   };

@@ -121,11 +121,11 @@ interface StatusHandlers {
 }
 
 export function statusHandlers(ctx: AdminContext): StatusHandlers {
-  /** The sessions with that presence, on one vhost or all. */
-  const matching = (wanted: string, vhost?: string): C2SSession[] => {
+  /** The sessions with that presence, on one vhost or all; the arguments are checked before any lookup. */
+  const matching = async (wanted: string, vhost?: string): Promise<C2SSession[]> => {
     if (!(STATUSES as readonly string[]).includes(wanted)) throw badArgument('status', `status must be one of ${STATUSES.join(', ')}, got '${wanted}'`);
     const out: C2SSession[] = [];
-    for (const session of ctx.services.xmpp.sessions.all()) {
+    for (const session of await ctx.services.xmpp.sessions.all()) {
       if (!session.closed && session.show === wanted && (vhost === undefined || session.jid.host === vhost)) out.push(session);
     }
     return out;
@@ -134,11 +134,11 @@ export function statusHandlers(ctx: AdminContext): StatusHandlers {
   const v3 = (s: C2SSession) => ({ jid: s.jid.full, priority: s.priority, status: s.statusText });
   const v0 = (s: C2SSession) => ({ user: s.jid.user!, host: s.jid.host, resource: s.resource, priority: s.priority, status: s.statusText });
   return {
-    'status_list@v0': ({ status: wanted }) => sorted(matching(wanted)).map(v0),
-    'status_list@v3': ({ status: wanted }) => sorted(matching(wanted)).map(v3),
-    'status_list_host@v0': ({ host: h, status: wanted }) => sorted(matching(wanted, servedHost(ctx, h))).map(v0),
-    'status_list_host@v3': ({ host: h, status: wanted }) => sorted(matching(wanted, servedHost(ctx, h))).map(v3),
-    status_num: ({ status: wanted }) => matching(wanted).length,
-    status_num_host: ({ host: h, status: wanted }) => matching(wanted, servedHost(ctx, h)).length,
+    'status_list@v0': async ({ status: wanted }) => sorted(await matching(wanted)).map(v0),
+    'status_list@v3': async ({ status: wanted }) => sorted(await matching(wanted)).map(v3),
+    'status_list_host@v0': async ({ host: h, status: wanted }) => sorted(await matching(wanted, servedHost(ctx, h))).map(v0),
+    'status_list_host@v3': async ({ host: h, status: wanted }) => sorted(await matching(wanted, servedHost(ctx, h))).map(v3),
+    status_num: async ({ status: wanted }) => (await matching(wanted)).length,
+    status_num_host: async ({ host: h, status: wanted }) => (await matching(wanted, servedHost(ctx, h))).length,
   };
 }

@@ -27,7 +27,7 @@ export async function mustExist(ctx: AdminContext, bare: string): Promise<void> 
  */
 export async function accountSessions(ctx: AdminContext, user: string, host: string): Promise<{ bare: string; sessions: C2SSession[] }> {
   const bare = bareJid(ctx, user, host);
-  const sessions = ctx.services.xmpp.sessions.byAccount(bare).filter((s) => !s.closed);
+  const sessions = (await ctx.services.xmpp.sessions.byAccount(bare)).filter((s) => !s.closed);
   if (sessions.length === 0) await mustExist(ctx, bare);
   return { bare, sessions };
 }
@@ -42,7 +42,7 @@ export async function connectedSession(ctx: AdminContext, user: string, host: st
     if (err instanceof InvalidJid) throw badArgument('resource', err.message);
     throw err;
   }
-  const session = ctx.services.xmpp.sessions.get(`${bare}/${prepped}`);
+  const session = await ctx.services.xmpp.sessions.get(`${bare}/${prepped}`);
   if (session && !session.closed) return session;
   await mustExist(ctx, bare);
   throw notFound(`${bare} has no session with resource '${prepped}'`);

@@ -69,7 +69,7 @@ export function lastHandlers(ctx: AdminContext): HandlersFor<typeof lastCommands
       const account = await existingAccount(ctx, args.user, args.host);
       // Any session counts, available or not: an account connected right now is not "last seen" in the past.
       const bare = new Jid(account.user, account.host, undefined).bare;
-      if (ctx.services.xmpp.sessions.byAccount(bare).some((session) => !session.closed)) return { timestamp: xep0082(Date.now()), status: ONLINE };
+      if ((await ctx.services.xmpp.sessions.byAccount(bare)).some((session) => !session.closed)) return { timestamp: xep0082(Date.now()), status: ONLINE };
       const stored = await api.get(account.user, account.host);
       if (!stored) return { timestamp: NEVER, status: NOT_FOUND };
       return { timestamp: xep0082(stored.timestamp), status: stored.status };
