@@ -13,7 +13,7 @@ import { SourceMap } from 'node:module';
 import { cpus, totalmem, release, type } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SERVICECTL = join(REPO, 'cli/dist/servicectl.js');
@@ -38,9 +38,11 @@ export type LogLevel = 'warning' | 'info' | 'notice' | 'error' | 'debug';
 /**
  * config.example.yml with the differences a benchmark needs: one HTTP listener on `port` bound to
  * 127.0.0.1, the given log level, SQLite storage in `dataDir`. The ACLs and api_permissions are the
- * example's: admin@localhost may run everything, loopback may run status without credentials.
+ * example's: admin@localhost may run everything, loopback may run status without credentials. The modules are
+ * the example's too (`modules: 'example'`, what operators run), or only mod_http_api (`'api'`) to measure the
+ * kernel's own cost.
  */
-export function benchConfig(options: { port: number; dataDir: string; loglevel: LogLevel }): Record<string, unknown> {
+export function benchConfig(options: { port: number; dataDir: string; loglevel: LogLevel; modules?: BenchModules }): Record<string, unknown> {
   return {
     hosts: [HOST],
     loglevel: options.loglevel,
@@ -71,8 +73,18 @@ export function benchConfig(options: { port: number; dataDir: string; loglevel: 
       'admin access': { who: [{ acl: 'admin' }, { oauth: { scope: 'service:admin', acl: 'admin' } }], what: '*' },
     },
     oauth_access: 'all',
-    modules: { mod_http_api: {} },
+    modules: options.modules === 'api' ? { mod_http_api: {} } : exampleModules(),
   };
+}
+
+/** Which modules a benchmark's server runs: config.example.yml's, or only mod_http_api. */
+export type BenchModules = 'example' | 'api';
+
+/** The `modules` section of config.example.yml, as a newcomer's `npm start` runs it. */
+export function exampleModules(): Record<string, unknown> {
+  const example = parse(readFileSync(join(REPO, 'config.example.yml'), 'utf8')) as { modules?: Record<string, unknown> };
+  if (!example.modules?.mod_http_api) throw new Error('config.example.yml enables no mod_http_api: the benchmarks drive the server through it');
+  return example.modules;
 }
 
 export async function writeConfig(file: string, config: Record<string, unknown>): Promise<void> {

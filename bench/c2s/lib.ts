@@ -9,7 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ADMIN_JID, HOST, REPO, benchConfig, clkTck, round1, startServer, type LogLevel } from '../api/lib.js';
+import { ADMIN_JID, HOST, REPO, benchConfig, clkTck, type BenchModules, round1, startServer, type LogLevel } from '../api/lib.js';
 import type { WorkerCommand, WorkerReply } from './worker.js';
 
 export const TLS_CERT = join(REPO, 'test/fixtures/tls/localhost.pem');
@@ -24,8 +24,8 @@ export type Mode = 'plain' | 'tls';
  * c2s listener on `c2sPort`: STARTTLS offered, required only in `tls` mode, the test certificate. No
  * XMPP module: one-to-one messages to full JIDs need none.
  */
-export function c2sConfig(options: { httpPort: number; c2sPort: number; dataDir: string; loglevel: LogLevel; mode: Mode }): Record<string, unknown> {
-  const config = benchConfig({ port: options.httpPort, dataDir: options.dataDir, loglevel: options.loglevel });
+export function c2sConfig(options: { httpPort: number; c2sPort: number; dataDir: string; loglevel: LogLevel; mode: Mode; modules?: BenchModules }): Record<string, unknown> {
+  const config = benchConfig({ port: options.httpPort, dataDir: options.dataDir, loglevel: options.loglevel, modules: options.modules });
   (config.listen as unknown[]).push({
     port: options.c2sPort,
     ip: '127.0.0.1',

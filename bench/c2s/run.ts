@@ -4,7 +4,7 @@
  *
  *   node --import tsx bench/c2s/run.ts [--quick] [--modes plain,tls] [--sessions 1000,5000,19000]
  *                                      [--logins 5000] [--login-concurrency 50] [--pairs 500]
- *                                      [--rates 5000,10000,…] [--duration 10] [--warmup 3] [--workers 4] [--keep]
+ *                                      [--rates 5000,10000,…] [--duration 10] [--warmup 3] [--workers 4] [--modules example|api] [--keep]
  *
  * For each mode (without TLS, then with STARTTLS), on a fresh server process:
  *   1. memory per idle authenticated session: N bound sessions (SCRAM-SHA-256) at each level, the server's
@@ -20,7 +20,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { HOST, REPO, RESULTS_DIR, callApi, freePort, machineInfo, percentile, requireBuild, round1, round2, seedAccounts, seedUsername, sleep, waitQuiet, writeConfig, type LogLevel } from '../api/lib.js';
+import { HOST, REPO, RESULTS_DIR, callApi, freePort, machineInfo, percentile, requireBuild, round1, round2, seedAccounts, seedUsername, sleep, waitQuiet, writeConfig, type BenchModules, type LogLevel } from '../api/lib.js';
 import { TLS_CA, c2sConfig, cpuMark, cpuShare, fdLimit, forkWorkers, openFds, startC2sServer, stopWorkers, type C2sServer, type CpuShare, type Mode, type ServerMemory, type Worker } from './lib.js';
 import type { ChatResult, ConnectResult } from './worker.js';
 
@@ -38,6 +38,7 @@ const { values: opts } = parseArgs({
     workers: { type: 'string' },
     'p99-limit': { type: 'string', default: '200' },
     loglevel: { type: 'string', default: 'warning' },
+    modules: { type: 'string', default: 'example' },
     keep: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -45,7 +46,7 @@ const { values: opts } = parseArgs({
 
 if (opts.help) {
   console.log(
-    'usage: node --import tsx bench/c2s/run.ts [--quick] [--modes plain,tls] [--sessions 1000,5000,19000] [--logins N] [--login-concurrency N] [--pairs K] [--rates R1,R2,…] [--duration S] [--warmup S] [--workers W] [--p99-limit MS] [--loglevel warning] [--keep]',
+    'usage: node --import tsx bench/c2s/run.ts [--quick] [--modes plain,tls] [--sessions 1000,5000,19000] [--logins N] [--login-concurrency N] [--pairs K] [--rates R1,R2,…] [--duration S] [--warmup S] [--workers W] [--p99-limit MS] [--loglevel warning] [--modules example|api] [--keep]',
   );
   process.exit(0);
 }
@@ -63,6 +64,9 @@ const WARMUP = Number(opts.warmup ?? (quick ? 1 : 3));
 const WORKERS = Number(opts.workers ?? (quick ? 2 : 4));
 const P99_LIMIT = Number(opts['p99-limit']);
 const LOGLEVEL = opts.loglevel as LogLevel;
+if (opts.modules !== 'example' && opts.modules !== 'api') throw new Error(`--modules: expected example or api, got ${JSON.stringify(opts.modules)}`);
+/** config.example.yml's modules (what operators run), or only mod_http_api (the kernel's own cost). */
+const MODULES = opts.modules as BenchModules;
 /** Concurrent logins while filling the idle sessions, over all workers. */
 const FILL_CONCURRENCY = quick ? 40 : 200;
 /** How long to wait for a quiet machine before each measured run, s (quick mode only checks). */
@@ -212,7 +216,7 @@ async function waitSessions(httpPort: number, count: number, ms = 30_000): Promi
 async function runMode(mode: Mode, ctx: { dir: string; dataDir: string; httpPort: number; c2sPort: number; workers: Worker[]; seeded: { done: boolean } }): Promise<ModeResult> {
   const { dir, httpPort, c2sPort, workers } = ctx;
   const configFile = join(dir, `service-${mode}.yml`);
-  await writeConfig(configFile, c2sConfig({ httpPort, c2sPort, dataDir: ctx.dataDir, loglevel: LOGLEVEL, mode }));
+  await writeConfig(configFile, c2sConfig({ httpPort, c2sPort, dataDir: ctx.dataDir, loglevel: LOGLEVEL, mode, modules: MODULES }));
   log(`${mode}: starting the server (c2s on 127.0.0.1:${c2sPort}, STARTTLS ${mode === 'tls' ? 'required' : 'offered, not used'})`);
   const server: C2sServer = await startC2sServer({ configFile, httpPort, logFile: join(dir, `server-${mode}.log`) });
   const result: ModeResult = { mode, baseline: undefined as unknown as ServerMemory, memory: [], chat: [], fdLimit: server.fdLimit };
@@ -446,7 +450,7 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   console.log(`\n## c2s benchmark (${started.toISOString()}${quick ? ', quick' : ''})\n`);
   console.log(`${machine.cpuModel}, ${machine.cores} cores, ${machine.ramGiB} GiB, Node ${machine.node}, ${machine.os}`);
-  console.log(`Server: loglevel ${LOGLEVEL}, no XMPP module, open-files limit ${results[0]?.fdLimit.soft}. Load generator: ${WORKERS} processes, SCRAM-SHA-256.\n`);
+  console.log(`Server: loglevel ${LOGLEVEL}, ${MODULES === 'api' ? 'no XMPP module (mod_http_api only)' : "config.example.yml's modules"}, open-files limit ${results[0]?.fdLimit.soft}. Load generator: ${WORKERS} processes, SCRAM-SHA-256.\n`);
   console.log('### Memory per idle authenticated session (after a full GC)\n');
   console.log(memoryTable(results));
   for (const r of results) if (r.afterClose) console.log(`\n${r.mode === 'tls' ? 'STARTTLS' : 'No TLS'}: after closing every session: RSS ${round1(r.afterClose.rssMiB)} MiB, heap used ${round1(r.afterClose.heapUsedMiB)} MiB.`);
@@ -471,7 +475,7 @@ async function main(): Promise<void> {
       {
         startedAt: started.toISOString(),
         machine,
-        settings: { quick, modes: MODES, sessions: SESSIONS, logins: LOGINS, loginConcurrency: LOGIN_CONCURRENCY, pairs: PAIRS, rates: RATES, durationS: DURATION, warmupS: WARMUP, workers: WORKERS, p99LimitMs: P99_LIMIT, loglevel: LOGLEVEL },
+        settings: { quick, modes: MODES, sessions: SESSIONS, logins: LOGINS, loginConcurrency: LOGIN_CONCURRENCY, pairs: PAIRS, rates: RATES, durationS: DURATION, warmupS: WARMUP, workers: WORKERS, p99LimitMs: P99_LIMIT, loglevel: LOGLEVEL, modules: MODULES },
         notes,
         results,
       },
