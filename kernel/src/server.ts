@@ -15,7 +15,7 @@ import { CommandRegistry } from './commands/registry.js';
 import type { CommandDecl } from '@service/plugin-api';
 import type { ListenerConfig } from './config/listeners.js';
 import type { CommandDoc } from '@service/plugin-api';
-import { loadConfigFile, type Config, type ConfigContext } from './config/load.js';
+import { loadConfigFile, parseConfig, type Config, type ConfigContext } from './config/load.js';
 import { ControlServer } from './ctl/control-server.js';
 import { CONTROL_SOCKET } from './ctl/protocol.js';
 import { HookBus } from './hooks/hooks.js';
@@ -49,6 +49,9 @@ import type { KernelServices, ServerControl } from './modules/services.js';
 import { Storage, type DbKind } from './storage/database.js';
 import { KERNEL_VERSION } from './version.js';
 import { docsAtVersion, openApiDocument } from './docs/openapi.js';
+import { ModuleAdministration } from './modules/administration.js';
+import { PluginInstaller, type ModuleRuntime } from './plugins/installer.js';
+import { pluginSettings } from './plugins/settings.js';
 
 /** Request handlers served by the kernel itself; modules add theirs by name. */
 export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER, OAUTH_HANDLER];
@@ -110,6 +113,7 @@ export class Server implements ServerControl {
   /** Kept across restarts: a restart must not lift login bans. */
   #logins?: LoginThrottle;
   #lifecycle: Promise<void> = Promise.resolve();
+  #administration!: ModuleAdministration;
 
   private constructor(private readonly options: ServerOptions) {}
 
@@ -204,11 +208,36 @@ export class Server implements ServerControl {
     return this.#serialize(() => this.#reload());
   }
 
-  /** Lifecycle operations run one at a time. */
-  #serialize(op: () => Promise<void>): Promise<void> {
+  /** Lifecycle operations and module changes run one at a time. */
+  #serialize<T>(op: () => Promise<T>): Promise<T> {
     const next = this.#lifecycle.then(op, op);
-    this.#lifecycle = next.catch(() => {});
+    this.#lifecycle = next.then(
+      () => {},
+      () => {},
+    );
     return next;
+  }
+
+  /** What installs, upgrades and restarts of modules need of the server: its queue, and applying modules. */
+  readonly #runtime: ModuleRuntime = {
+    serialized: (change) => this.#serialize(change),
+    applyModules: (options) => this.#applyModules(options),
+  };
+
+  /**
+   * Validates the running configuration's text again (installed plugins may have changed) and brings the
+   * modules to it. The storage-bound options keep their running values, as on reload.
+   */
+  async #applyModules(options: { restart?: readonly string[] } = {}): Promise<void> {
+    const previous = this.#config;
+    const next = await parseConfig(previous.text, previous.file, this.#configContext());
+    this.#config = { ...next, dataDir: previous.dataDir, sql: previous.sql, default_db: previous.default_db, auth_method: previous.auth_method };
+    try {
+      await this.#modules.apply(desiredModules(this.#config), options);
+    } catch (err) {
+      this.#config = previous;
+      throw err;
+    }
   }
 
   #configContext(): ConfigContext {
@@ -305,6 +334,7 @@ export class Server implements ServerControl {
       }),
       this.#logger,
     ));
+    this.#administration = new ModuleAdministration(this.#catalog, this.#runtime, () => this.#config.hosts, this.#logger);
     const services: KernelServices = {
       config: () => this.#config,
       access: () => this.#config.access,
@@ -341,6 +371,8 @@ export class Server implements ServerControl {
         },
       },
       catalog: this.#catalog,
+      modules: this.#administration,
+      plugins: new PluginInstaller(this.#catalog, () => pluginSettings(this.#config), this.#runtime, this.#logger),
       node: new NodeIdentity(() => this.#storage.db(this.#config.default_db)),
       xmpp: new XmppService(this.#hooks, accounts, () => this.#config.hosts, this.#logger),
       oauth: new OAuthService(
@@ -419,6 +451,7 @@ export class Server implements ServerControl {
     this.#container.register(Object.fromEntries(Object.entries(services).map(([k, v]) => [k, asValue(v)])));
     this.#registerKernelCommands();
     this.#modules = new ModuleManager(this.#catalog, services, this.#container, this.#logger);
+    this.#administration.attach(this.#modules);
   }
 
   async #commandDocs(runtimeOnly: boolean): Promise<CommandDoc[]> {

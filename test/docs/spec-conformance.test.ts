@@ -34,7 +34,8 @@ describe('commands against the spec', () => {
       if (args !== specArgs) problems.push(`${row.name}: arguments (${args}), the spec has (${specArgs})`);
       if (row.result_text === 'ST' && decl.result.type !== 'rescode') problems.push(`${row.name}: the spec's result is ST (an integer status)`);
       else if (row.result_text === 'RS' && decl.result.type !== 'restuple') problems.push(`${row.name}: the spec's result is RS (a text)`);
-      else if (row.result?.name && row.result.name !== decl.result.name) problems.push(`${row.name}: result ${decl.result.name}, the spec has ${row.result.name}`);
+      // modules_installed's row names its result by reference ("same shape as modules_available").
+      else if (row.result?.name && !row.result.name.startsWith('same shape as ') && row.result.name !== decl.result.name) problems.push(`${row.name}: result ${decl.result.name}, the spec has ${row.result.name}`);
       const tags = [...decl.tags].sort().join(', ');
       const specTags = [...row.tags].sort().join(', ');
       if (tags !== specTags) problems.push(`${row.name}: tags ${tags}, the spec has ${specTags}`);
@@ -45,9 +46,9 @@ describe('commands against the spec', () => {
     expect(checked).to.be.at.least(95);
   });
 
-  it('cover every mod_admin_extra row but the three that come with module management', async () => {
+  it('cover every mod_admin_extra row but the two left: compile and get_cookie', async () => {
     const names = new Set((await staticCommandDocs()).map((doc) => doc.decl.name));
     const missing = SPEC.filter((row) => row.module === 'mod_admin_extra' && !names.has(row.name)).map((row) => row.name);
-    expect(missing.sort()).to.deep.equal(['compile', 'get_cookie', 'restart_module']);
+    expect(missing.sort()).to.deep.equal(['compile', 'get_cookie']);
   });
 });

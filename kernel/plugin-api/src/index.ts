@@ -46,7 +46,7 @@ export type {
 } from './config/options.js';
 
 // Commands
-export { defineCommand } from './commands/types.js';
+export { defineCommand, jsonForm } from './commands/types.js';
 export type {
   ArgDecl,
   ArgInput,
@@ -86,6 +86,7 @@ export type { DocumentationApi, ServerServices } from './services/index.js';
 export type { AccountsApi, ScramCredential, ScramHash } from './services/accounts.js';
 export type { HttpAuthApi, HttpCredentials, LoginOrigin, LoginWay, TokensApi } from './services/auth.js';
 export type { AccessAction, AccessApi, AclSubject, CommandDoc, CommandsApi, ExecuteOptions, ServerConfigView, ServerControl } from './services/server.js';
+export type { ModulesApi } from './services/modules.js';
 export type { DiscoApi, RouterApi, SessionDirectory, SessionSource, XmppApi } from './services/xmpp.js';
 export type { LogFn, Logger } from './log/logger.js';
 
@@ -169,3 +170,6 @@ export type { Knex } from 'knex';
 
 // Utilities
 export { KeyedLock } from './util/keyed-lock.js';
+
+// Publishing: a registry's index and what a publisher signs.
+export { REGISTRY_FORMAT, pluginSignaturePayload, type RegistryIndex, type RegistryPlugin, type RegistryVersion, type SignedFacts } from './publishing/registry.js';

@@ -22,6 +22,8 @@ import { TOP_LEVEL_SCHEMA, type TopLevelOptions } from './schema.js';
 /** What validation needs to know about modules: which exist, and their declarations. */
 export interface ModuleLookup {
   available(): Promise<string[]>;
+  /** Plugins installed from a registry (module_install): enabled with their defaults unless configured. */
+  installed(): Promise<string[]>;
   /** Throws an Error whose message says why a module cannot be loaded. */
   definition(name: string): Promise<ModuleDefinition>;
 }
@@ -44,6 +46,8 @@ export type Config = Readonly<
     modules: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
     /** Modules enabled only because a listener routes to them. */
     impliedModules: readonly string[];
+    /** Installed plugins enabled with their defaults because the file does not name them. */
+    installedModules: readonly string[];
     /** Modules that run per virtual host (among those available). */
     perHostModules: ReadonlySet<string>;
     /** Per host: the per-host modules enabled there and their options (host_config merged over modules). */
@@ -52,6 +56,8 @@ export type Config = Readonly<
     sql: SqlSettings;
     /** The parsed file, for dump_config. */
     raw: Readonly<Record<string, unknown>>;
+    /** The file's text as read: installing a plugin validates it again without reading the file. */
+    text: string;
   }
 >;
 
@@ -152,6 +158,7 @@ export async function parseConfig(text: string, file: string, context: ConfigCon
     listen: modules.listeners,
     modules: modules.enabled,
     impliedModules: modules.implied,
+    installedModules: modules.installed,
     perHostModules: perHost.perHost,
     hostModules: perHost.hostModules,
     access,
@@ -165,6 +172,7 @@ export async function parseConfig(text: string, file: string, context: ConfigCon
       poolSize: top.sql_pool_size,
     },
     raw: raw as Record<string, unknown>,
+    text,
   };
 }
 
@@ -198,6 +206,13 @@ async function validateModules(
     }
   };
   for (const [name, options] of Object.entries(configured)) await check(name, options, ['modules', name]);
+  // An installed plugin runs with its defaults until the file gives it options (as ejabberd's contrib modules).
+  const installed: string[] = [];
+  for (const name of await lookup.installed()) {
+    if (configured[name] !== undefined) continue;
+    await check(name, {}, ['modules', name]);
+    installed.push(name);
+  }
   const declared = await declarationsOf(lookup, available);
   // A listener of a module's kind implies the module, which checks the listener's own options.
   const checkedListeners = [...listeners];
@@ -233,7 +248,7 @@ async function validateModules(
       }
     }
   }
-  return { enabled, implied, listeners: checkedListeners, frontends: declared.frontends };
+  return { enabled, implied, installed, listeners: checkedListeners, frontends: declared.frontends };
 }
 
 /** What the available modules declare for configuration: listener kinds (by kind) and frontend names. */

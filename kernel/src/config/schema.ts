@@ -153,6 +153,24 @@ export const TOP_LEVEL_SCHEMA = {
     doc: "Seconds a login ban lasts, and the span failed logins are counted over (ejabberd's mod_fail2ban c2s_auth_ban_lifetime).",
   },
   login_ban_exempt: { type: 'string', default: 'none', doc: 'Access rule naming addresses that failed-login limits never ban (for example a trusted network).' },
+  allow_contrib_modules: { type: 'boolean', default: true, doc: 'Whether module_install and module_upgrade may install plugins from the registries (as in ejabberd).' },
+  plugin_sources: {
+    type: 'list',
+    of: { type: 'string', nonEmpty: true, doc: '' },
+    single: true,
+    default: ['bundled'],
+    doc:
+      'Registries plugins are installed from, searched in order: `bundled` (the plugins-registry/ directory shipped with the server, offline), ' +
+      'a directory path (relative to this file), an http(s) URL of a directory with the same layout, or `npm:<registry URL>` for an npm-compatible registry (packages with the `service-plugin` keyword).',
+  },
+  plugin_trusted_keys: {
+    type: 'map',
+    values: { type: 'string', nonEmpty: true, doc: '' },
+    default: {},
+    doc:
+      "Publishers whose signed plugins may be installed: publisher name → ed25519 public key (base64 SPKI, as a publisher's .pub file). " +
+      'When neither this nor plugin_sources is set, the bundled registry\'s example publisher (service-examples) is trusted.',
+  },
 } as const satisfies OptionsSchema;
 
 export type TopLevelOptions = InferOptions<typeof TOP_LEVEL_SCHEMA>;

@@ -198,6 +198,8 @@ function pairFields(type: ValueType): readonly [FieldDecl, FieldDecl] | undefine
 export function valueSchema(type: ValueType, input = true): JsonSchema {
   if (type === 'string' || type === 'integer' || type === 'boolean') return { type };
   if ('list' in type) {
+    // A keyed result is one JSON object (see ListType.keyed).
+    if (!input && type.keyed && pairFields(type.list)) return { type: 'object', additionalProperties: valueSchema(pairFields(type.list)![1].type, input) };
     const array = { type: 'array', items: valueSchema(type.list, input) };
     const pair = input ? pairFields(type.list) : undefined;
     return pair ? { oneOf: [array, { type: 'object', additionalProperties: valueSchema(pair[1].type, input) }] } : array;

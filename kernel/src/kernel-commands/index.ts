@@ -9,6 +9,7 @@ import { accountCommands, accountHandlers } from './accounts.js';
 import { consoleCommands, consoleHandlers } from './console.js';
 import { documentationCommands, documentationHandlers } from './documentation.js';
 import { logCommands, logHandlers } from './logs.js';
+import { moduleCommands, moduleHandlers } from './modules.js';
 import { serverCommands, serverHandlers } from './server.js';
 import { sessionCommands, sessionHandlers } from './sessions.js';
 import { oauthCommands, oauthHandlers } from './oauth.js';
@@ -19,6 +20,7 @@ export const KERNEL_COMMANDS: readonly CommandDecl[] = [
   ...sessionCommands,
   ...oauthCommands,
   ...documentationCommands,
+  ...moduleCommands,
   ...logCommands,
   ...consoleCommands,
 ];
@@ -31,6 +33,7 @@ export function kernelCommandHandlers(services: KernelServices, logs: () => LogS
     ...sessionHandlers(services),
     ...oauthHandlers(services, () => services.oauth),
     ...documentationHandlers(services),
+    ...moduleHandlers(services),
     ...logHandlers(logs),
     ...consoleHandlers(services),
   } as Record<string, CommandHandler<CommandDecl>>;

@@ -79,6 +79,11 @@ export class ModuleManager {
     return [...this.#running.values()].some((r) => r.module === module);
   }
 
+  /** The running instances of a module: its key for the whole server, or one per host. */
+  instancesOf(module: string): Array<{ key: string; host?: string }> {
+    return [...this.#running].filter(([, r]) => r.module === module).map(([key, r]) => ({ key, ...(r.host ? { host: r.host } : {}) }));
+  }
+
   definitionOf(module: string): ModuleDefinition | undefined {
     return [...this.#running.values()].find((r) => r.module === module)?.definition;
   }
@@ -86,14 +91,15 @@ export class ModuleManager {
   /**
    * Brings the running set to `desired`: stops modules no longer wanted, reloads or restarts those whose
    * options changed (and the modules that depend on a restarted one), starts new ones. Every definition and
-   * dependency is checked before anything is stopped.
+   * dependency is checked before anything is stopped. `restart` names running instances to restart even
+   * when nothing changed (restart_module).
    */
-  async apply(desired: DesiredModules): Promise<void> {
+  async apply(desired: DesiredModules, options: { restart?: Iterable<string> } = {}): Promise<void> {
     const definitions = new Map<string, ModuleDefinition>();
     for (const { module } of desired.values()) if (!definitions.has(module)) definitions.set(module, await this.catalog.definition(module));
     const order = startOrder(desired, definitions);
 
-    const restart = new Set<string>();
+    const restart = new Set<string>([...(options.restart ?? [])].filter((key) => this.#running.has(key) && desired.has(key)));
     const reload: string[] = [];
     for (const [key, running] of this.#running) {
       const wanted = desired.get(key);

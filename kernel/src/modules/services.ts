@@ -16,6 +16,8 @@ import type { Logger } from '../log/logger.js';
 import type { Storage } from '../storage/database.js';
 import type { NodeIdentity } from '../node/identity.js';
 import type { ModuleCatalog } from './catalog.js';
+import type { ModuleAdministration } from './administration.js';
+import type { PluginInstaller } from '../plugins/installer.js';
 import type { ScopeRegistry } from './scopes.js';
 import type { XmppService } from '../xmpp/service.js';
 import type { OAuthService } from '../oauth/service.js';
@@ -44,6 +46,10 @@ export interface KernelServices extends ServerServices {
   readonly server: ServerControl;
   /** Where modules come from (built-in and installed plugins) and their declarations. */
   readonly catalog: ModuleCatalog;
+  /** Restarts and code reloads of running modules (update, update_list, restart_module). */
+  readonly modules: ModuleAdministration;
+  /** Installs, upgrades and removes plugins from the registries (module_install…). */
+  readonly plugins: PluginInstaller;
   /** This node's identity in stored data. */
   readonly node: NodeIdentity;
   /** Sessions, routing, IQ handlers, SASL, features, disco. */

@@ -7,11 +7,12 @@ import { defineModule, type HandlersFor } from '@service/plugin-api';
 import { accountCommands, accountHandlers } from './accounts/index.js';
 import { ADMIN_EXTRA_USES, type AdminContext } from './context.js';
 import { rosterCommands, rosterHandlers } from './roster/index.js';
+import { serverCommands, serverHandlers } from './server/index.js';
 import { sessionCommands, sessionHandlers } from './sessions/index.js';
 import { sharedRosterCommands, sharedRosterHandlers } from './shared-roster/index.js';
 import { vcardCommands, vcardHandlers } from './vcard/index.js';
 
-const commands = [...accountCommands, ...rosterCommands, ...sessionCommands, ...vcardCommands, ...sharedRosterCommands] as const;
+const commands = [...accountCommands, ...rosterCommands, ...sessionCommands, ...vcardCommands, ...sharedRosterCommands, ...serverCommands] as const;
 
 export default defineModule({
   name: 'mod_admin_extra',
@@ -30,6 +31,7 @@ export default defineModule({
       ...sessionHandlers(admin),
       ...vcardHandlers(admin),
       ...sharedRosterHandlers(admin),
+      ...serverHandlers(admin),
     } as HandlersFor<typeof commands>;
     return {
       handlers,

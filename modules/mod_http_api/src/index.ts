@@ -8,7 +8,7 @@
  *
  * Success is 200 with the bare JSON result; every error is {"status":"error","code":…,"message":…}.
  */
-import { CommandError, asCommandError, defineModule, readBodyText, sendCommandError, sendJson, type Caller, type HttpContext, type ServerServices } from '@service/plugin-api';
+import { CommandError, asCommandError, defineModule, jsonForm, readBodyText, sendCommandError, sendJson, type Caller, type HttpContext, type ServerServices } from '@service/plugin-api';
 import { refuseForgedRequest } from './cross-site.js';
 import { parseJsonArgs } from './json-args.js';
 import { openApiTarget, serveOpenApi } from './openapi-route.js';
@@ -85,7 +85,9 @@ function createHandler(services: ServerServices) {
         }
         args = parseJsonArgs(await readBodyText(ctx, ctx.state.listener.max_body_size));
       }
-      sendJson(ctx, await commands.execute(name, args, caller, { version }));
+      const result = await commands.execute(name, args, caller, { version });
+      const decl = commands.resolve(name, version)?.decl;
+      sendJson(ctx, decl ? jsonForm(decl.result.type, result) : result);
     } catch (err) {
       const error = asCommandError(err);
       if (!error) throw err;

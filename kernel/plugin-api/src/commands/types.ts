@@ -12,6 +12,20 @@ export interface ListType {
   readonly list: ValueType;
   /** The name of one element (used by XML-RPC and the docs), e.g. `user` for a list of users. */
   readonly item?: string;
+  /**
+   * A list of two-field objects that the HTTP JSON API returns as one object mapping each item's first
+   * field to its second (ejabberd's list of pairs, e.g. modules_available: name → summary). XML-RPC and
+   * the CLI keep the list.
+   */
+  readonly keyed?: true;
+}
+
+/** A keyed list's JSON form: `{ first: second, … }`; any other value as it is. */
+export function jsonForm(type: ResultType, value: unknown): unknown {
+  if (typeof type !== 'object' || !('list' in type) || !type.keyed || !Array.isArray(value)) return value;
+  const fields = typeof type.list === 'object' && 'object' in type.list ? type.list.object : [];
+  if (fields.length !== 2) return value;
+  return Object.fromEntries(value.map((item) => [(item as Record<string, unknown>)[fields[0]!.name], (item as Record<string, unknown>)[fields[1]!.name]]));
 }
 
 export interface ObjectType {

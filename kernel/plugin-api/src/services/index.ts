@@ -18,6 +18,8 @@ export interface DocumentationApi {
   openApi(options: { version?: number; serverUrl: string }): Promise<Record<string, unknown>>;
 }
 
+import type { ModulesApi } from './modules.js';
+
 export interface ServerServices {
   /** The running configuration; it changes on reload_config, so read it when needed. */
   config(): ServerConfigView;
@@ -36,4 +38,6 @@ export interface ServerServices {
   readonly tokens: TokensApi;
   /** HTTP ports for a module's own listener kinds. */
   readonly httpServer: HttpServerApi;
+  /** Restarting modules and reloading their code. */
+  readonly modules: ModulesApi;
 }

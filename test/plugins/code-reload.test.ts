@@ -1,0 +1,138 @@
+/**
+ * Live code reloads of a module made of several files, on a running server: after a file other than the
+ * entry changes on disk, update_list names the module, restart_module reloads its whole code (0) and
+ * `update` does the same; unchanged code restarts as it is (2). And a plugin version that fails to start
+ * is rolled back: the version that ran before runs again with its command.
+ */
+import { createHash, createPrivateKey, sign } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import * as tar from 'tar';
+import { pluginSignaturePayload } from '@service/plugin-api';
+import { REPO } from '../support/process.js';
+import { TestServer, baseConfig } from '../support/server.js';
+
+const ADMIN = 'admin@localhost:adminpass';
+const REGISTRY = join(REPO, 'plugins-registry');
+
+/** A two-file plugin: the entry declares `local_echo`, whose answer comes from reply.js. */
+async function writeLocalPlugin(dir: string, reply: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'mod_local', version: '1.0.0', type: 'module', main: 'index.js', service: { module: 'mod_local' } }));
+  await writeFile(
+    join(dir, 'index.js'),
+    `import { reply } from './reply.js';
+export default {
+  name: 'mod_local', version: '1.0.0', pluginApi: '^0.1.0', summary: 'Local test plugin',
+  commands: [{ name: 'local_echo', tags: ['test'], desc: 'Echo', args: [{ name: 'text', type: 'string', desc: 'Text' }], result: { name: 'echo', type: 'string' } }],
+  start() { return { handlers: { local_echo: ({ text }) => reply(text) } }; },
+};
+`,
+  );
+  await writeReply(dir, reply);
+}
+
+async function writeReply(dir: string, reply: string): Promise<void> {
+  const file = join(dir, 'reply.js');
+  await writeFile(file, `export const reply = (text) => ${JSON.stringify(reply)} + text;\n`);
+  // A later mtime even within the file system's time resolution.
+  const later = new Date(Date.now() + 5000);
+  await utimes(file, later, later);
+}
+
+describe('module code reloads', function () {
+  this.timeout(60_000);
+  let t: TestServer;
+  let pluginDir: string;
+  const api = (command: string, args: Record<string, unknown> = {}) => t.api(command, args, { basic: ADMIN });
+
+  before(async () => {
+    const config = baseConfig();
+    config.modules = { mod_http_api: {}, mod_admin_extra: {}, mod_local: {} };
+    t = await TestServer.start(config, { prepare: (dataDir) => writeLocalPlugin(join(dataDir, 'plugins', 'mod_local'), 'one:') });
+    await t.bootstrapAdmin();
+    pluginDir = join(t.dir, 'data', 'plugins', 'mod_local');
+  });
+  after(() => t?.stop());
+
+  it('restarts unchanged code as it is (2), and lists nothing to update', async () => {
+    expect((await api('local_echo', { text: 'x' })).body).to.equal('one:x');
+    expect((await api('update_list')).body).to.deep.equal([]);
+    expect((await api('restart_module', { host: 'localhost', module: 'mod_local' })).body).to.equal(2);
+    expect((await api('local_echo', { text: 'x' })).body).to.equal('one:x');
+  });
+
+  it('sees a changed file other than the entry, and restart_module reloads the whole module (0)', async () => {
+    await writeReply(pluginDir, 'two:');
+    expect((await api('update_list')).body).to.deep.equal(['mod_local']);
+    expect((await api('local_echo', { text: 'x' })).body).to.equal('one:x'); // Not before it is asked.
+    expect((await api('restart_module', { host: 'localhost', module: 'mod_local' })).body).to.equal(0);
+    expect((await api('local_echo', { text: 'x' })).body).to.equal('two:x');
+    expect((await api('update_list')).body).to.deep.equal([]);
+  });
+
+  it('update reloads a changed module, and says when there is nothing to update', async () => {
+    await writeReply(pluginDir, 'three:');
+    expect((await api('update', { module: 'all' })).body).to.equal('Updated modules: mod_local');
+    expect((await api('local_echo', { text: 'x' })).body).to.equal('three:x');
+    expect((await api('update', { module: 'mod_local' })).body).to.match(/did not change on disk/);
+    expect((await api('update', { module: 'mod_nothing' })).status).to.equal(404);
+  });
+});
+
+describe('a plugin version that fails to start', function () {
+  this.timeout(60_000);
+  let t: TestServer;
+  let registry: string;
+  const api = (command: string, args: Record<string, unknown> = {}) => t.api(command, args, { basic: ADMIN });
+
+  /** Publishes mod_example 3.0.0, whose start throws, signed with the example publisher's (public) key. */
+  async function publishBroken(): Promise<void> {
+    const staging = await mkdtemp(join(tmpdir(), 'broken-'));
+    const pkg = join(staging, 'package');
+    await mkdir(join(pkg, 'dist'), { recursive: true });
+    await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: 'mod_example', version: '3.0.0', type: 'module', main: 'dist/index.js', service: { module: 'mod_example', pluginApi: '^0.1.0' } }));
+    await writeFile(
+      join(pkg, 'dist', 'index.js'),
+      "export default { name: 'mod_example', version: '3.0.0', pluginApi: '^0.1.0', summary: 'broken', start() { throw new Error('3.0.0 cannot start'); } };\n",
+    );
+    const tarball = join(registry, 'mod_example', 'mod_example-3.0.0.tgz');
+    await tar.c({ gzip: true, cwd: staging, file: tarball, portable: true }, ['package']);
+    await rm(staging, { recursive: true, force: true });
+    const bytes = await readFile(tarball);
+    const integrity = `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
+    const key = createPrivateKey(await readFile(join(REGISTRY, 'keys', 'service-examples.pem')));
+    const signature = sign(null, pluginSignaturePayload({ name: 'mod_example', version: '3.0.0', pluginApi: '^0.1.0', integrity }), key).toString('base64');
+    const index = JSON.parse(await readFile(join(registry, 'index.json'), 'utf8'));
+    index.plugins.mod_example.versions['3.0.0'] = { pluginApi: '^0.1.0', tarball: 'mod_example/mod_example-3.0.0.tgz', integrity, signature };
+    await writeFile(join(registry, 'index.json'), JSON.stringify(index));
+  }
+
+  before(async () => {
+    registry = await mkdtemp(join(tmpdir(), 'registry-'));
+    await cp(REGISTRY, registry, { recursive: true, filter: (path) => !path.includes('/src/') && !path.includes('/tools/') });
+    const config = baseConfig();
+    config.plugin_sources = [registry];
+    config.plugin_trusted_keys = { 'service-examples': (await readFile(join(REGISTRY, 'keys', 'service-examples.pub'), 'utf8')).trim() };
+    t = await TestServer.start(config);
+    await t.bootstrapAdmin();
+  });
+  after(async () => {
+    await t?.stop();
+    await rm(registry, { recursive: true, force: true });
+  });
+
+  it('is rolled back: the version that ran before runs again, with its command', async () => {
+    expect((await api('module_install', { module: 'mod_example' })).status).to.equal(200);
+    expect((await api('example_echo', { text: 'hi' })).body).to.equal('echo: hi');
+    await publishBroken();
+    const res = await api('module_upgrade', { module: 'mod_example' });
+    expect(res.status).to.equal(422);
+    expect(res.body.message).to.match(/3\.0\.0 did not start: .*3\.0\.0 cannot start.*2\.0\.0 runs again/);
+    expect((await api('example_echo', { text: 'hi' })).body).to.equal('echo: hi');
+    const lock = JSON.parse(await readFile(join(t.dir, 'data', 'plugins', 'lock.json'), 'utf8'));
+    expect(lock.plugins.mod_example.version).to.equal('2.0.0');
+  });
+});
