@@ -334,7 +334,7 @@ export class Server implements ServerControl {
       }),
       this.#logger,
     ));
-    this.#administration = new ModuleAdministration(this.#catalog, this.#runtime, () => this.#config.hosts, this.#logger);
+    this.#administration = new ModuleAdministration(this.#catalog, this.#runtime, () => this.#config, this.#logger);
     const services: KernelServices = {
       config: () => this.#config,
       access: () => this.#config.access,

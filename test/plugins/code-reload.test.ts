@@ -1,8 +1,9 @@
 /**
  * Live code reloads of a module made of several files, on a running server: after a file other than the
  * entry changes on disk, update_list names the module, restart_module reloads its whole code (0) and
- * `update` does the same; unchanged code restarts as it is (2). And a plugin version that fails to start
- * is rolled back: the version that ran before runs again with its command.
+ * `update` does the same; unchanged code restarts as it is (2). compile type-checks a TypeScript source
+ * against the plugin API, reports errors with file and line, and reloads the module. And a plugin version
+ * that fails to start is rolled back: the version that ran before runs again with its command.
  */
 import { createHash, createPrivateKey, sign } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
@@ -79,6 +80,71 @@ describe('module code reloads', function () {
     expect((await api('local_echo', { text: 'x' })).body).to.equal('three:x');
     expect((await api('update', { module: 'mod_local' })).body).to.match(/did not change on disk/);
     expect((await api('update', { module: 'mod_nothing' })).status).to.equal(404);
+  });
+});
+
+/** A TypeScript plugin (src/ → dist/ by its tsconfig.json), shipped with a hand-written first build. */
+async function writeTypedPlugin(dir: string): Promise<void> {
+  await mkdir(join(dir, 'src'), { recursive: true });
+  await mkdir(join(dir, 'dist'), { recursive: true });
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'mod_typed', version: '1.0.0', type: 'module', main: 'dist/index.js', service: { module: 'mod_typed' } }));
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, rootDir: 'src', outDir: 'dist' }, include: ['src'] }),
+  );
+  const entry = (suffix: string) => `import { defineCommand, defineModule } from '@service/plugin-api';
+import { reply } from './reply.js';
+const typedEcho = defineCommand({ name: 'typed_echo', tags: ['test'], desc: 'Echo', args: [{ name: 'text', type: 'string', desc: 'Text' }], result: { name: 'echo', type: 'string' } });
+export default defineModule({
+  name: 'mod_typed', version: '1.0.0', pluginApi: '^0.1.0', summary: 'Typed test plugin', commands: [typedEcho],
+  start() { return { handlers: { typed_echo: ({ text }${suffix}) => reply(text) } }; },
+});
+`;
+  await writeFile(join(dir, 'src', 'index.ts'), entry(''));
+  await writeFile(join(dir, 'src', 'reply.ts'), "export const reply = (text: string): string => 'ts:' + text;\n");
+  await writeFile(join(dir, 'dist', 'index.js'), "import { reply } from './reply.js';\nexport default { name: 'mod_typed', version: '1.0.0', pluginApi: '^0.1.0', summary: 'Typed test plugin', commands: [{ name: 'typed_echo', tags: ['test'], desc: 'Echo', args: [{ name: 'text', type: 'string', desc: 'Text' }], result: { name: 'echo', type: 'string' } }], start() { return { handlers: { typed_echo: ({ text }) => reply(text) } }; } };\n");
+  await writeFile(join(dir, 'dist', 'reply.js'), "export const reply = (text) => 'js:' + text;\n");
+}
+
+describe('compile', function () {
+  this.timeout(120_000);
+  let t: TestServer;
+  let pluginDir: string;
+  const api = (command: string, args: Record<string, unknown> = {}) => t.api(command, args, { basic: ADMIN });
+
+  before(async () => {
+    const config = baseConfig();
+    config.modules = { mod_http_api: {}, mod_admin_extra: {}, mod_typed: {} };
+    t = await TestServer.start(config, { prepare: (dataDir) => writeTypedPlugin(join(dataDir, 'plugins', 'mod_typed')) });
+    await t.bootstrapAdmin();
+    pluginDir = join(t.dir, 'data', 'plugins', 'mod_typed');
+  });
+  after(() => t?.stop());
+
+  it('reports type errors against the plugin API with file, line and column, and writes and reloads nothing', async () => {
+    expect((await api('typed_echo', { text: 'x' })).body).to.equal('js:x');
+    await writeFile(join(pluginDir, 'src', 'reply.ts'), "export const reply = (text: string): number => 'ts:' + text;\n");
+    const res = await api('compile', { file: 'plugins/mod_typed/src/reply.ts' });
+    expect(res.status).to.equal(422);
+    expect(res.body.message).to.match(/src\/reply\.ts:1:\d+: TS2322 /);
+    expect(await readFile(join(pluginDir, 'dist', 'reply.js'), 'utf8')).to.include("'js:'");
+    expect((await api('typed_echo', { text: 'x' })).body).to.equal('js:x');
+  });
+
+  it('compiles a correct source and reloads the running module with it', async () => {
+    await writeFile(join(pluginDir, 'src', 'reply.ts'), "export const reply = (text: string): string => 'ts:' + text;\n");
+    const res = await api('compile', { file: join(pluginDir, 'src', 'reply.ts') });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect((await api('typed_echo', { text: 'x' })).body).to.equal('ts:x');
+  });
+
+  it('refuses a file that is not TypeScript, does not exist, or is in no module', async () => {
+    expect((await api('compile', { file: join(pluginDir, 'dist', 'reply.js') })).status).to.equal(400);
+    expect((await api('compile', { file: 'plugins/mod_typed/src/missing.ts' })).status).to.equal(400);
+    await writeFile(join(t.dir, 'loose.ts'), 'export const x = 1;\n');
+    const loose = await api('compile', { file: join(t.dir, 'loose.ts') });
+    expect(loose.status).to.equal(400);
+    expect(loose.body.message).to.match(/not in a module/);
   });
 });
 

@@ -86,7 +86,7 @@ export type { DocumentationApi, ServerServices } from './services/index.js';
 export type { AccountsApi, ScramCredential, ScramHash } from './services/accounts.js';
 export type { HttpAuthApi, HttpCredentials, LoginOrigin, LoginWay, TokensApi } from './services/auth.js';
 export type { AccessAction, AccessApi, AclSubject, CommandDoc, CommandsApi, ExecuteOptions, ServerConfigView, ServerControl } from './services/server.js';
-export type { ModulesApi } from './services/modules.js';
+export type { CompileResult, ModulesApi } from './services/modules.js';
 export type { DiscoApi, RouterApi, SessionDirectory, SessionSource, XmppApi } from './services/xmpp.js';
 export type { LogFn, Logger } from './log/logger.js';
 

@@ -1,13 +1,15 @@
 /**
- * Restarting modules and reloading their code on a running server: restart_module (through the plugin API's
- * ModulesApi, for mod_admin_extra), update_list and update. A module's code is reloaded as a whole graph
+ * Restarting modules and reloading their code on a running server: restart_module and compile (through the
+ * plugin API's ModulesApi, for mod_admin_extra), update_list and update. A module's code is reloaded as a whole graph
  * (catalog.ts, resolve-hooks.ts), then the manager restarts it and what depends on it; everything else keeps
  * serving. Changes run one at a time, in the server's queue of module changes.
  */
-import { notFound, type ModulesApi } from '@service/plugin-api';
+import { notFound, type CompileResult, type ModulesApi } from '@service/plugin-api';
+import type { Config } from '../config/load.js';
 import type { Logger } from '../log/logger.js';
 import type { ModuleRuntime } from '../plugins/installer.js';
 import type { ModuleCatalog } from './catalog.js';
+import { compilePluginSource } from './compile.js';
 import type { ModuleManager } from './manager.js';
 
 export class ModuleAdministration implements ModulesApi {
@@ -16,7 +18,8 @@ export class ModuleAdministration implements ModulesApi {
   constructor(
     private readonly catalog: ModuleCatalog,
     private readonly runtime: ModuleRuntime,
-    private readonly hosts: () => readonly string[],
+    /** The running configuration (hosts, data_dir); it changes on reload_config. */
+    private readonly config: () => Pick<Config, 'hosts' | 'dataDir'>,
     private readonly logger: Logger,
   ) {}
 
@@ -32,7 +35,7 @@ export class ModuleAdministration implements ModulesApi {
 
   restart(module: string, host: string): Promise<'reloaded' | 'restarted'> {
     return this.runtime.serialized(async () => {
-      const vhost = this.hosts().find((h) => h.toLowerCase() === host.toLowerCase());
+      const vhost = this.config().hosts.find((h) => h.toLowerCase() === host.toLowerCase());
       if (!vhost) throw notFound(`host '${host}' is not a virtual host of this server`);
       const instances = this.#modules.instancesOf(module);
       const instance = instances.find((i) => i.host === vhost) ?? instances.find((i) => i.host === undefined);
@@ -46,6 +49,17 @@ export class ModuleAdministration implements ModulesApi {
       await this.runtime.applyModules({ restart: [instance.key] });
       this.logger.notice({ module, host: instance.host }, 'module %s restarted', instance.key);
       return 'restarted';
+    });
+  }
+
+  compile(file: string): Promise<CompileResult> {
+    return this.runtime.serialized(async () => {
+      const { module, emitted } = await compilePluginSource(this.catalog, file, this.config().dataDir);
+      this.logger.notice({ module, emitted }, 'compiled %s: %s', module, emitted.join(', ') || 'nothing emitted');
+      if (!this.#modules.isRunning(module) || !(await this.catalog.changedOnDisk(module))) return { module, emitted, reloaded: false };
+      await this.catalog.definition(module, { reload: true });
+      await this.runtime.applyModules();
+      return { module, emitted, reloaded: true };
     });
   }
 

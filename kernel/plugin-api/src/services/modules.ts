@@ -10,4 +10,20 @@ export interface ModulesApi {
    * CommandError (not_found) when the module does not run there.
    */
   restart(module: string, host: string): Promise<'reloaded' | 'restarted'>;
+  /**
+   * Type-checks a module's TypeScript source file against the plugin API and emits its JavaScript; a
+   * running module is then reloaded with its new code. A relative path is relative to data_dir. Throws a
+   * CommandError: bad_argument for a file that is not a module's source, failed with each compiler error as
+   * `file:line:column: TSnnnn message`.
+   */
+  compile(file: string): Promise<CompileResult>;
+}
+
+export interface CompileResult {
+  /** The module the file belongs to. */
+  readonly module: string;
+  /** The JavaScript files written, relative to the module's directory. */
+  readonly emitted: readonly string[];
+  /** Whether the module was running and now runs the new code. */
+  readonly reloaded: boolean;
 }

@@ -1,6 +1,7 @@
 /**
  * Module code at runtime (ejabberd's "erlang" tag): restart_module, which reloads a running module's code
- * when it changed on disk and restarts it, through the server's ModulesApi.
+ * when it changed on disk and restarts it, and compile, which type-checks and compiles a module's TypeScript
+ * source and reloads it; both through the server's ModulesApi.
  */
 import { asCommandError, defineCommand, type HandlersFor } from '@service/plugin-api';
 import type { AdminContext } from '../context.js';
@@ -27,6 +28,20 @@ export const serverCommands = [
     result: { name: 'res', type: 'integer', desc: '0 = code reloaded and module restarted; 1 = error, module not loaded; 2 = code not reloaded but module restarted' },
     examples: [{ args: { host: 'localhost', module: 'mod_version' }, result: 2 }],
   }),
+  defineCommand({
+    name: 'compile',
+    tags: ['erlang'],
+    desc: 'Recompile and reload source file',
+    longdesc:
+      "Type-checks a module's TypeScript source file against this server's plugin API, writes its JavaScript (with the module's own tsconfig.json, or beside the source without one), " +
+      'and, when the module runs, reloads its whole code and restarts it; other modules keep serving. ' +
+      'The file must belong to a local plugin under <data_dir>/plugins/<name>/ or a built-in module (installed plugins are immutable: publish a new version). ' +
+      'A relative path is relative to data_dir. Compiler errors fail the command (422) with each error as file:line:column: TSnnnn message, and nothing is written or reloaded. ' +
+      'Needs the typescript package beside the server.',
+    args: [{ name: 'file', type: 'string', desc: 'Path of the TypeScript source file', example: 'plugins/mod_local/src/index.ts' }],
+    result: { name: 'res', type: 'rescode' },
+    examples: [{ args: { file: 'plugins/mod_local/src/index.ts' }, result: 0 }],
+  }),
 ] as const;
 
 export function serverHandlers(ctx: AdminContext): HandlersFor<typeof serverCommands> {
@@ -39,6 +54,12 @@ export function serverHandlers(ctx: AdminContext): HandlersFor<typeof serverComm
         call.log.warn({ module, host }, 'restart_module: %s', error?.message ?? (err as Error).message);
         return NOT_LOADED;
       }
+    },
+    compile: async ({ file }, call) => {
+      call.progress(0, 1, `compiling ${file}`);
+      const result = await ctx.services.modules.compile(file);
+      call.progress(1, 1, result.reloaded ? `${result.module} reloaded` : 'compiled');
+      call.log.info({ module: result.module, emitted: result.emitted, reloaded: result.reloaded }, 'compiled %s', file);
     },
   };
 }
