@@ -172,4 +172,4 @@ export type { Knex } from 'knex';
 export { KeyedLock } from './util/keyed-lock.js';
 
 // Publishing: a registry's index and what a publisher signs.
-export { REGISTRY_FORMAT, pluginSignaturePayload, type RegistryIndex, type RegistryPlugin, type RegistryVersion, type SignedFacts } from './publishing/registry.js';
+export { REGISTRY_FORMAT, contentDigest, pluginSignaturePayload, type PackageFile, type RegistryIndex, type RegistryPlugin, type RegistryVersion, type SignedFacts } from './publishing/registry.js';

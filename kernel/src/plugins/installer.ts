@@ -14,11 +14,11 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import semver from 'semver';
-import { PLUGIN_API_VERSION, badArgument, conflict, failed, notFound, type RegistryIndex, type RegistryPlugin, type RegistryVersion } from '@service/plugin-api';
+import { PLUGIN_API_VERSION, badArgument, conflict, contentDigest, failed, notFound, type PackageFile, type RegistryIndex, type RegistryPlugin, type RegistryVersion } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 import type { ModuleCatalog } from '../modules/catalog.js';
 import { MODULE_NAME } from '../modules/catalog.js';
@@ -126,13 +126,14 @@ export class PluginInstaller {
     }
   }
 
-  /** Checks that a plugin can be installed: listed, a compatible version, its tarball verified. Changes nothing. */
+  /** Checks that a plugin can be installed: listed, a compatible version, its package verified. Changes nothing. */
   async check(name: string, progress?: Progress): Promise<string> {
     await this.#checkName(name);
     const { spec, version, entry } = await this.#candidate(name);
-    const bytes = await this.#fetchVerified(name, spec, version, entry, progress, 2);
-    progress?.(2, 2, 'verified');
-    return `${name} ${version} from ${spec.source}: ${bytes.length} bytes, integrity and ${spec.plugin.publisher}'s signature verified, plugin API ${entry.pluginApi}`;
+    const staging = await this.#unpackVerified(name, spec, version, entry, progress);
+    await rm(staging, { recursive: true, force: true });
+    progress?.(5, 5, 'verified');
+    return `${name} ${version} from ${spec.source}: integrity and ${spec.plugin.publisher}'s signature verified, plugin API ${entry.pluginApi}`;
   }
 
   install(name: string, progress?: Progress): Promise<string> {
@@ -214,14 +215,10 @@ export class PluginInstaller {
 
   /** Downloads, verifies and unpacks a version into its version directory. Returns that directory. */
   async #stage(name: string, spec: AvailablePlugin, version: string, entry: RegistryVersion, progress?: Progress): Promise<string> {
-    const bytes = await this.#fetchVerified(name, spec, version, entry, progress, 5);
-    const staging = join(this.#dir, '.staging', `${name}-${version}-${randomBytes(4).toString('hex')}`);
+    const staging = await this.#unpackVerified(name, spec, version, entry, progress);
     try {
-      progress?.(2, 5, 'unpacking');
-      await unpackTarball(name, bytes, staging);
-      await this.#checkPackage(name, version, staging);
       progress?.(3, 5, 'installing dependencies');
-      await this.#installDependencies(name, staging);
+      await this.#installDependencies(name, staging, spec.source);
       const target = versionDir(this.#dir, name, version);
       await rm(target, { recursive: true, force: true });
       await mkdir(dirname(target), { recursive: true });
@@ -232,8 +229,13 @@ export class PluginInstaller {
     }
   }
 
-  async #fetchVerified(name: string, spec: AvailablePlugin, version: string, entry: RegistryVersion, progress: Progress | undefined, total: number): Promise<Buffer> {
-    progress?.(0, total, `fetching ${name} ${version}`);
+  /**
+   * Downloads a version, checks its integrity, unpacks it into a staging directory and checks its package
+   * and its publisher's signature (over the tarball's integrity, or over the unpacked content for npm
+   * registries). Returns the staging directory; the caller removes it.
+   */
+  async #unpackVerified(name: string, spec: AvailablePlugin, version: string, entry: RegistryVersion, progress?: Progress): Promise<string> {
+    progress?.(0, 5, `fetching ${name} ${version}`);
     const source = this.#sources().find((s) => s.id === spec.source);
     if (!source) throw failed(`${name}: its registry ${spec.source} is no longer configured; run modules_update_specs`);
     let bytes: Buffer;
@@ -242,14 +244,30 @@ export class PluginInstaller {
     } catch (err) {
       throw failed((err as Error).message);
     }
-    progress?.(1, total, 'verifying');
+    progress?.(1, 5, 'verifying');
+    const trusted = this.settings().trustedKeys;
+    const signed = (integrity: string) => checkSignature({ name, version, pluginApi: entry.pluginApi, integrity }, spec.plugin.publisher, entry.signature, trusted);
     try {
       checkIntegrity(name, bytes, entry.integrity);
-      checkSignature({ name, version, pluginApi: entry.pluginApi, integrity: entry.integrity }, spec.plugin.publisher, entry.signature, this.settings().trustedKeys);
+      if (entry.signs !== 'content') signed(entry.integrity);
     } catch (err) {
       throw failed((err as Error).message);
     }
-    return bytes;
+    const staging = join(this.#dir, '.staging', `${name}-${version}-${randomBytes(4).toString('hex')}`);
+    try {
+      progress?.(2, 5, 'unpacking');
+      try {
+        await unpackTarball(name, bytes, staging);
+        if (entry.signs === 'content') signed(contentDigest(await packageFiles(staging)));
+      } catch (err) {
+        throw failed((err as Error).message);
+      }
+      await this.#checkPackage(name, version, staging);
+      return staging;
+    } catch (err) {
+      await rm(staging, { recursive: true, force: true });
+      throw err;
+    }
   }
 
   /** The highest version of a plugin this server's plugin API can run. */
@@ -279,12 +297,15 @@ export class PluginInstaller {
   }
 
   /** Production dependencies, except the server's own packages (the resolve hook gives plugins those). */
-  async #installDependencies(name: string, dir: string): Promise<void> {
+  async #installDependencies(name: string, dir: string, sourceId: string): Promise<void> {
     const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
     const needed = Object.keys(pkg.dependencies ?? {}).filter((d) => !d.startsWith('@service/'));
     if (!needed.length) return;
     try {
-      await run('npm', ['install', '--omit=dev', '--omit=peer', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', ...needed.map((d) => `${d}@${pkg.dependencies![d]}`)], {
+      // From an npm registry, dependencies come from it too; otherwise from npm's configured registry.
+      const registry = this.#sources().find((s) => s.id === sourceId)?.npmRegistry;
+      const args = ['install', '--omit=dev', '--legacy-peer-deps', '--ignore-scripts', '--no-save', '--no-audit', '--no-fund', '--no-package-lock', ...(registry ? ['--registry', registry] : [])];
+      await run('npm', [...args, ...needed.map((d) => `${d}@${pkg.dependencies![d]}`)], {
         cwd: dir,
         timeout: 10 * 60_000,
         maxBuffer: 16 * 1024 * 1024,
@@ -320,4 +341,18 @@ export class PluginInstaller {
       return undefined;
     }
   }
+}
+
+/** Every file of an unpacked package, with its path relative to the package root. */
+async function packageFiles(root: string): Promise<PackageFile[]> {
+  const files: PackageFile[] = [];
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(join(dir, entry.name), path);
+      else if (entry.isFile()) files.push({ path, bytes: await readFile(join(dir, entry.name)) });
+    }
+  };
+  await walk(root, '');
+  return files;
 }

@@ -20,6 +20,8 @@ export interface RegistrySource {
   readonly id: string;
   /** Fetched over the network (its index is cached by modules_update_specs); a directory is read live. */
   readonly remote: boolean;
+  /** For an npm-compatible registry: its URL, where a plugin's dependencies are installed from too. */
+  readonly npmRegistry?: string;
   index(): Promise<RegistryIndex>;
   /** The bytes of a version's tarball. */
   tarball(name: string, version: RegistryVersion): Promise<Buffer>;
@@ -82,12 +84,14 @@ class HttpSource implements RegistrySource {
 
 /**
  * An npm-compatible registry: the search API lists packages with the `service-plugin` keyword; each
- * version's manifest carries `dist.tarball`, `dist.integrity` and the package.json `service` block with
- * the module name, plugin API range, publisher and signature (a signature cannot live inside the tarball it
- * signs, so npm publishers add it to the manifest with `npm pkg set service.signature=…` after packing).
+ * version's manifest carries `dist.tarball`, `dist.integrity` (the download's integrity) and the
+ * package.json `service` block with the module name, plugin API range, publisher and signature. That
+ * signature is inside the package, so it signs the package's content digest (contentDigest in the plugin
+ * API), checked once the tarball is unpacked.
  */
 class NpmSource implements RegistrySource {
   readonly remote = true;
+  readonly npmRegistry: string;
   readonly #base: URL;
 
   constructor(
@@ -95,6 +99,7 @@ class NpmSource implements RegistrySource {
     registry: string,
   ) {
     this.#base = new URL(registry.endsWith('/') ? registry : `${registry}/`);
+    this.npmRegistry = this.#base.href;
   }
 
   async index(): Promise<RegistryIndex> {
@@ -120,6 +125,7 @@ class NpmSource implements RegistrySource {
           tarball: manifest.dist.tarball,
           integrity: manifest.dist.integrity,
           signature: service.signature,
+          signs: 'content',
         };
       }
     }

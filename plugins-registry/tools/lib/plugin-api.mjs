@@ -1,5 +1,5 @@
 /**
- * Where the publishing tools get the registry contract: REGISTRY_FORMAT and pluginSignaturePayload() from
+ * Where the publishing tools get the registry contract: REGISTRY_FORMAT, pluginSignaturePayload() and contentDigest() from
  * the built @service/plugin-api (kernel/plugin-api/dist), so that what a publisher signs is, byte for byte,
  * what the server's installer verifies; the tools never keep a copy of it. Outside this repository, set
  * SERVICE_PLUGIN_API to the path of a built copy of the package (e.g. a plugin's
@@ -18,4 +18,4 @@ if (!existsSync(entry)) {
   process.exit(2);
 }
 
-export const { REGISTRY_FORMAT, pluginSignaturePayload } = await import(pathToFileURL(entry).href);
+export const { REGISTRY_FORMAT, pluginSignaturePayload, contentDigest } = await import(pathToFileURL(entry).href);

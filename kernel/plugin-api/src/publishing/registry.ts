@@ -12,7 +12,13 @@
  * Each version carries the tarball's integrity (Subresource-Integrity form, sha512) and an ed25519 signature
  * by its publisher over pluginSignaturePayload(): the name, version, plugin API range and integrity together,
  * so a signature cannot be moved to another plugin, another version or another tarball.
+ *
+ * On an npm-compatible registry the signature travels inside the package (package.json `service.signature`),
+ * so it cannot sign the tarball that contains it: it signs the package's content digest instead
+ * (contentDigest: every file's path and sha512, package.json without its signature), and the registry's own
+ * dist.integrity guards the download.
  */
+import { createHash } from 'node:crypto';
 
 /** The index format this plugin API reads and writes. */
 export const REGISTRY_FORMAT = 1;
@@ -42,6 +48,11 @@ export interface RegistryVersion {
   readonly signature: string;
   /** ISO date of publication. */
   readonly published?: string;
+  /**
+   * What the signature's `integrity` is: the tarball's sha512 (`tarball`, the default, for registry
+   * directories) or the package's content digest (`content`, for npm registries; see contentDigest).
+   */
+  readonly signs?: 'tarball' | 'content';
 }
 
 /** What a publisher signs for one version of a plugin. */
@@ -61,4 +72,42 @@ export function pluginSignaturePayload(facts: SignedFacts): Buffer {
     `service-plugin-signature-v1\nname=${facts.name}\nversion=${facts.version}\npluginApi=${facts.pluginApi}\nintegrity=${facts.integrity}\n`,
     'utf8',
   );
+}
+
+/** One file of an unpacked package: its path under the package root (`/`-separated) and its bytes. */
+export interface PackageFile {
+  readonly path: string;
+  readonly bytes: Buffer;
+}
+
+/**
+ * The digest a content signature signs: `content-sha512-<base64>` of one line per file, sorted by path,
+ * `<path> <sha512 hex>`. package.json counts without `service.signature` and in a canonical form (keys
+ * sorted, no spaces), so adding the signature, or a registry re-indenting the file, changes nothing.
+ */
+export function contentDigest(files: readonly PackageFile[]): string {
+  const lines = [...files]
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map((file) => `${file.path} ${createHash('sha512').update(file.path === 'package.json' ? canonicalManifest(file.bytes) : file.bytes).digest('hex')}\n`);
+  return `content-sha512-${createHash('sha512').update(lines.join('')).digest('base64')}`;
+}
+
+function canonicalManifest(bytes: Buffer): Buffer {
+  const manifest = JSON.parse(bytes.toString('utf8')) as { service?: Record<string, unknown> };
+  if (manifest.service && typeof manifest.service === 'object') {
+    const { signature: _signature, ...service } = manifest.service;
+    manifest.service = service;
+  }
+  return Buffer.from(canonicalJson(manifest), 'utf8');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
