@@ -6,7 +6,7 @@
  * that fails to start is rolled back: the version that ran before runs again with its command.
  */
 import { createHash, createPrivateKey, sign } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -148,33 +148,41 @@ describe('compile', function () {
   });
 });
 
-describe('a plugin version that fails to start', function () {
+describe('plugin versions the installer refuses or rolls back', function () {
   this.timeout(60_000);
   let t: TestServer;
   let registry: string;
   const api = (command: string, args: Record<string, unknown> = {}) => t.api(command, args, { basic: ADMIN });
 
-  /** Publishes mod_example 3.0.0, whose start throws, signed with the example publisher's (public) key. */
-  async function publishBroken(): Promise<void> {
-    const staging = await mkdtemp(join(tmpdir(), 'broken-'));
+  /** Publishes a version of a plugin into the test registry, signed with the example publisher's (public) key. */
+  async function publishSigned(options: { module: string; version: string; pluginApi?: string; manifest?: Record<string, unknown>; entry: string }): Promise<void> {
+    const { module, version, pluginApi = '^0.1.0' } = options;
+    const staging = await mkdtemp(join(tmpdir(), 'package-'));
     const pkg = join(staging, 'package');
     await mkdir(join(pkg, 'dist'), { recursive: true });
-    await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: 'mod_example', version: '3.0.0', type: 'module', main: 'dist/index.js', service: { module: 'mod_example', pluginApi: '^0.1.0' } }));
-    await writeFile(
-      join(pkg, 'dist', 'index.js'),
-      "export default { name: 'mod_example', version: '3.0.0', pluginApi: '^0.1.0', summary: 'broken', start() { throw new Error('3.0.0 cannot start'); } };\n",
-    );
-    const tarball = join(registry, 'mod_example', 'mod_example-3.0.0.tgz');
+    await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: module, version, type: 'module', main: 'dist/index.js', service: { module, pluginApi }, ...options.manifest }));
+    await writeFile(join(pkg, 'dist', 'index.js'), options.entry);
+    await mkdir(join(registry, module), { recursive: true });
+    const tarball = join(registry, module, `${module}-${version}.tgz`);
     await tar.c({ gzip: true, cwd: staging, file: tarball, portable: true }, ['package']);
     await rm(staging, { recursive: true, force: true });
     const bytes = await readFile(tarball);
     const integrity = `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
     const key = createPrivateKey(await readFile(join(REGISTRY, 'keys', 'service-examples.pem')));
-    const signature = sign(null, pluginSignaturePayload({ name: 'mod_example', version: '3.0.0', pluginApi: '^0.1.0', integrity }), key).toString('base64');
+    const signature = sign(null, pluginSignaturePayload({ name: module, version, pluginApi, integrity }), key).toString('base64');
     const index = JSON.parse(await readFile(join(registry, 'index.json'), 'utf8'));
-    index.plugins.mod_example.versions['3.0.0'] = { pluginApi: '^0.1.0', tarball: 'mod_example/mod_example-3.0.0.tgz', integrity, signature };
+    index.plugins[module] ??= { summary: `${module} (test)`, publisher: 'service-examples', versions: {} };
+    index.plugins[module].versions[version] = { pluginApi, tarball: `${module}/${module}-${version}.tgz`, integrity, signature };
     await writeFile(join(registry, 'index.json'), JSON.stringify(index));
   }
+
+  /** mod_example 3.0.0, whose start throws. */
+  const publishBroken = () =>
+    publishSigned({
+      module: 'mod_example',
+      version: '3.0.0',
+      entry: "export default { name: 'mod_example', version: '3.0.0', pluginApi: '^0.1.0', summary: 'broken', start() { throw new Error('3.0.0 cannot start'); } };\n",
+    });
 
   before(async () => {
     registry = await mkdtemp(join(tmpdir(), 'registry-'));
@@ -200,5 +208,22 @@ describe('a plugin version that fails to start', function () {
     expect((await api('example_echo', { text: 'hi' })).body).to.equal('echo: hi');
     const lock = JSON.parse(await readFile(join(t.dir, 'data', 'plugins', 'lock.json'), 'utf8'));
     expect(lock.plugins.mod_example.version).to.equal('2.0.0');
+  });
+
+  it("refuses a plugin with no version for this server's plugin API, naming what each version needs", async () => {
+    await publishSigned({ module: 'mod_future', version: '1.0.0', pluginApi: '^9.0.0', entry: 'export default {};\n' });
+    const res = await api('module_install', { module: 'mod_future' });
+    expect(res.status).to.equal(422);
+    expect(res.body.message).to.match(/no version is compatible with this server's plugin API 0\.1\.\d+ \(1\.0\.0 needs \^9\.0\.0\)/);
+  });
+
+  it('refuses a plugin with install scripts, and leaves nothing behind', async () => {
+    await publishSigned({ module: 'mod_scripted', version: '1.0.0', manifest: { scripts: { postinstall: 'node -e "1"' } }, entry: 'export default {};\n' });
+    const res = await api('module_install', { module: 'mod_scripted' });
+    expect(res.status).to.equal(422);
+    expect(res.body.message).to.match(/install scripts \(postinstall\)/);
+    expect((await api('modules_installed')).body).to.have.keys('mod_example');
+    const leftovers = await readdir(join(t.dir, 'data', 'plugins')).catch(() => []);
+    expect(leftovers).to.not.include('mod_scripted');
   });
 });

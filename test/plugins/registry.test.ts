@@ -13,7 +13,7 @@ import { servicectl } from '../support/cli.js';
 import { REPO } from '../support/process.js';
 import { TestServer } from '../support/server.js';
 import { xmlrpcCall } from '../support/xmlrpc.js';
-import { login, stopAll, xml, xmppConfig, type Client } from '../support/xmpp.js';
+import { expectSilence, login, stopAll, xml, xmppConfig, type Client, type Silence } from '../support/xmpp.js';
 
 const ADMIN = 'admin@localhost:adminpass';
 const REGISTRY = join(REPO, 'plugins-registry');
@@ -31,6 +31,8 @@ describe('plugins at runtime: registry, install, upgrade, uninstall', function (
   let client: Client;
   let xmlrpcUrl: string;
   let published: Index;
+  /** Watches the connected client for anything but the answers to its own pings, from login to the end. */
+  let silence: Silence;
 
   /** The registry lists only these versions of mod_example (as if the others were not published yet). */
   const publish = async (...versions: string[]) => {
@@ -66,6 +68,7 @@ describe('plugins at runtime: registry, install, upgrade, uninstall', function (
     await t.server.services.accounts.register('ann', 'localhost', 'ann-pw');
     xmlrpcUrl = `http://127.0.0.1:${t.server.portOf('service_xmlrpc')}/`;
     client = await login(t, { user: 'ann', password: 'ann-pw' });
+    silence = expectSilence(client, (stanza) => !(stanza.name === 'iq' && stanza.attrs.type === 'result'), 'stanzas other than its pings\' answers');
   });
   after(async () => {
     await stopAll(client);
@@ -167,5 +170,17 @@ describe('plugins at runtime: registry, install, upgrade, uninstall', function (
     expect((await api('update_list')).body).to.deep.equal([]);
     expect((await api('update', { module: 'all' })).body).to.match(/nothing to update/);
     await clientStillServed();
+  });
+
+  it('the client connected throughout saw nothing of it: a message sent now is the first stanza it gets', async () => {
+    const probe = await silence.proveWith(
+      async () => {
+        // To the full JID: the client sent no presence, so a bare-JID message would go offline.
+        const res = await api('send_message', { type: 'chat', from: 'admin@localhost', to: String((client as any).jid), subject: '', body: 'probe' });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      },
+      (stanza) => stanza.name === 'message' && stanza.getChildText('body') === 'probe',
+    );
+    expect(probe.attrs.from).to.match(/^admin@localhost/);
   });
 });
