@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { servicectl } from '../support/cli.js';
 import { REPO } from '../support/process.js';
-import { TestServer } from '../support/server.js';
+import { TestServer, baseConfig } from '../support/server.js';
 import { xmlrpcCall } from '../support/xmlrpc.js';
 import { expectSilence, login, stopAll, xml, xmppConfig, type Client, type Silence } from '../support/xmpp.js';
 
@@ -182,5 +182,39 @@ describe('plugins at runtime: registry, install, upgrade, uninstall', function (
       (stanza) => stanza.name === 'message' && stanza.getChildText('body') === 'probe',
     );
     expect(probe.attrs.from).to.match(/^admin@localhost/);
+  });
+});
+
+describe('plugins with the default settings', function () {
+  this.timeout(60_000);
+  let t: TestServer;
+  const api = (command: string, args: Record<string, unknown> = {}) => t.api(command, args, { basic: ADMIN });
+
+  before(async () => {
+    t = await TestServer.start(); // No plugin_sources, no plugin_trusted_keys: the bundled registry and its example publisher.
+    await t.bootstrapAdmin();
+  });
+  after(() => t?.stop());
+
+  it('installs the newest mod_example from the bundled registry, offline, and removes it', async () => {
+    expect((await api('modules_update_specs')).body).to.equal(0);
+    expect((await api('module_install', { module: 'mod_example' })).status).to.equal(200);
+    expect((await api('example_echo', { text: 'hi' })).body).to.equal('echo: hi');
+    expect((await api('module_uninstall', { module: 'mod_example' })).status).to.equal(200);
+    expect((await api('example_echo', { text: 'hi' })).status).to.equal(404);
+  });
+
+  it('trusts only the keys it is given once plugin_trusted_keys is set', async () => {
+    const config = baseConfig();
+    config.plugin_trusted_keys = { someone: EXAMPLE_KEY };
+    const other = await TestServer.start(config);
+    try {
+      await other.bootstrapAdmin();
+      const res = await other.api('module_install', { module: 'mod_example' }, { basic: ADMIN });
+      expect(res.status).to.equal(422);
+      expect(res.body.message).to.match(/publisher 'service-examples' is not trusted/);
+    } finally {
+      await other.stop();
+    }
   });
 });
