@@ -50,6 +50,7 @@ import { Storage, type DbKind } from './storage/database.js';
 import { KERNEL_VERSION } from './version.js';
 import { docsAtVersion, openApiDocument } from './docs/openapi.js';
 import { ModuleAdministration } from './modules/administration.js';
+import { SharedCaches } from './caches/shared-caches.js';
 import { PluginInstaller, type ModuleRuntime } from './plugins/installer.js';
 import { pluginSettings } from './plugins/settings.js';
 
@@ -314,6 +315,7 @@ export class Server implements ServerControl {
     this.#scopes = new ScopeRegistry();
     this.#listenerKinds = new ListenerKinds();
     this.#listenerKinds.onRemoved((kind) => this.#closeListenersOf(kind));
+    const caches = new SharedCaches(this.#hooks);
     const accounts = new AccountService(
       () => this.#storage.db(this.#authDb()),
       this.#hooks,
@@ -323,6 +325,7 @@ export class Server implements ServerControl {
         cache: { enabled: this.#config.auth_use_cache, size: this.#config.auth_cache_size, lifeTimeSeconds: this.#config.auth_cache_life_time },
       }),
       this.#logger,
+      caches,
     );
     const bus = new CommandBus(this.#registry, () => this.#config.access, this.#logger, (name) => this.#catalog.commandOwner(name));
     const logins = (this.#logins ??= new LoginThrottle(
@@ -372,6 +375,7 @@ export class Server implements ServerControl {
       },
       catalog: this.#catalog,
       modules: this.#administration,
+      caches,
       plugins: new PluginInstaller(this.#catalog, () => pluginSettings(this.#config), this.#runtime, this.#logger),
       node: new NodeIdentity(() => this.#storage.db(this.#config.default_db)),
       xmpp: new XmppService(this.#hooks, accounts, () => this.#config.hosts, this.#logger),
@@ -392,6 +396,7 @@ export class Server implements ServerControl {
         this.#registry,
         () => this.#config.access,
         this.#logger,
+        caches,
       ),
     };
     this.#services = services;

@@ -90,8 +90,12 @@ Object.assign(XOAuth2Client.prototype, { name: 'X-OAUTH2', clientFirst: true });
 /** Connects and logs in; resolves once online (resource bound). */
 export async function login(t: TestServer, options: LoginOptions): Promise<Client> {
   const transport = options.transport ?? 'tcp';
+  return loginTo(transport === 'tcp' ? `xmpp://127.0.0.1:${t.server.portOf('service_c2s')}` : `ws://127.0.0.1:${t.port}/websocket`, options);
+}
+
+/** Connects to `service` (xmpp://127.0.0.1:port, or ws://…/websocket) and logs in; resolves once online. */
+export async function loginTo(service: string, options: LoginOptions): Promise<Client> {
   const host = options.host ?? 'localhost';
-  const service = transport === 'tcp' ? `xmpp://127.0.0.1:${t.server.portOf('service_c2s')}` : `ws://127.0.0.1:${t.port}/websocket`;
   // @xmpp/client gives each negotiation step 2 s by default: too little when other suites load the machine.
   const xmpp = client({ service, domain: host, resource: options.resource, timeout: 10_000, credentials: async (authenticate: Function, mechanisms: string[]) => {
     const wanted = options.mechanism ?? mechanisms.find((m) => m !== 'PLAIN') ?? 'PLAIN';

@@ -87,6 +87,7 @@ export type { AccountsApi, ScramCredential, ScramHash } from './services/account
 export type { HttpAuthApi, HttpCredentials, LoginOrigin, LoginWay, TokensApi } from './services/auth.js';
 export type { AccessAction, AccessApi, AclSubject, CommandDoc, CommandsApi, ExecuteOptions, ServerConfigView, ServerControl } from './services/server.js';
 export type { CompileResult, ModulesApi } from './services/modules.js';
+export type { CachesApi } from './services/caches.js';
 export type { DiscoApi, RouterApi, SessionDirectory, SessionSource, XmppApi } from './services/xmpp.js';
 export type { LogFn, Logger } from './log/logger.js';
 

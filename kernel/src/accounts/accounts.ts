@@ -5,6 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { badArgument, conflict, notFound } from '@service/plugin-api';
+import type { CachesApi } from '@service/plugin-api';
 import type { HookBus } from '../hooks/hooks.js';
 import { pluck } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
@@ -53,6 +54,9 @@ type CredentialColumns = {
 
 type UserRow = CredentialColumns & { host: string; username: string; created_at: number };
 
+/** The credential cache's name among the shared caches. */
+export const CREDENTIALS_CACHE = 'credentials';
+
 export class AccountService {
   readonly #db: () => Knex;
   readonly #hooks: HookBus;
@@ -61,14 +65,31 @@ export class AccountService {
   readonly #cache: CredentialCache;
   #served: { source: readonly string[]; normalized: Set<string> } | undefined;
 
-  /** Getters, so a configuration reload takes effect without rebuilding the service. */
-  constructor(db: () => Knex, hooks: HookBus, settings: () => AccountSettings, logger: Logger) {
+  readonly #caches: CachesApi | undefined;
+
+  /**
+   * Getters, so a configuration reload takes effect without rebuilding the service. `caches` carries what
+   * the credential cache forgets to the other nodes of a cluster, and theirs here.
+   */
+  constructor(db: () => Knex, hooks: HookBus, settings: () => AccountSettings, logger: Logger, caches?: CachesApi) {
     this.#db = db;
     this.#hooks = hooks;
     this.#settings = settings;
     this.#logger = logger;
+    this.#caches = caches;
     this.#cache = new CredentialCache(() => this.#settings().cache);
     hooks.add('clear_cache', () => this.clearCache());
+    caches?.register(CREDENTIALS_CACHE, (key) => {
+      const at = key?.lastIndexOf('@') ?? -1;
+      if (key === undefined || at < 0) this.#cache.clear();
+      else this.#cache.invalidate(key.slice(0, at), key.slice(at + 1));
+    });
+  }
+
+  /** Forgets the account's verified passwords here and on every node. */
+  #forgetCredentials(account: { user: string; host: string }): void {
+    this.#cache.invalidate(account.user, account.host);
+    this.#caches?.changed(CREDENTIALS_CACHE, `${account.user}@${account.host}`);
   }
 
   async register(user: string, host: string, password: string): Promise<void> {
@@ -97,7 +118,7 @@ export class AccountService {
     const account = this.#account(user, host);
     const deleted = await this.#db()(USERS_TABLE).where({ host: account.host, username: account.user }).delete();
     if (!deleted) throw accountMissing(account);
-    this.#cache.invalidate(account.user, account.host);
+    this.#forgetCredentials(account);
     this.#logger.info({ user: account.user, host: account.host }, 'account removed');
     await this.#hooks.run('remove_user', account.user, account.host);
   }
@@ -175,7 +196,7 @@ export class AccountService {
     const columns = await this.#credentialColumns(password);
     const updated = await this.#db()(USERS_TABLE).where({ host: account.host, username: account.user }).update(columns);
     if (!updated) throw accountMissing(account);
-    this.#cache.invalidate(account.user, account.host);
+    this.#forgetCredentials(account);
     this.#logger.info({ user: account.user, host: account.host }, 'password changed');
   }
 

@@ -7,14 +7,17 @@ import type { Config } from './load.js';
 import { TOP_LEVEL_SCHEMA } from './schema.js';
 
 const SECRETS = new Set(['sql_password']);
+/** Module options that hold secrets, by name (mod_cluster's cookie, a password, a token…), at any depth. */
+const SECRET_OPTION = /password|secret|cookie|token/i;
 /** Sections kept as the operator wrote them: their compiled form is not YAML. */
 const AS_WRITTEN = new Set(['acl', 'access_rules', 'api_permissions']);
 
-function plain(value: unknown): unknown {
+function plain(value: unknown, maskSecrets = false): unknown {
   if (value === Infinity) return 'infinity';
-  if (Array.isArray(value)) return value.map(plain);
-  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [k, plain(v)]));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  if (Array.isArray(value)) return value.map((v) => plain(v, maskSecrets));
+  const entry = ([k, v]: [unknown, unknown]) => [k, maskSecrets && typeof k === 'string' && SECRET_OPTION.test(k) && typeof v === 'string' && v !== '' ? '********' : plain(v, maskSecrets)];
+  if (value instanceof Map) return Object.fromEntries([...value].map(entry));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(entry));
   return value;
 }
 
@@ -26,7 +29,7 @@ export function dumpConfig(config: Config): string {
     if (key === 'modules') value = config.modules;
     if (value === undefined) continue;
     if (SECRETS.has(key) && value !== '') value = '********';
-    out[key] = plain(value);
+    out[key] = plain(value, key === 'modules');
   }
   return `# Running configuration of ${config.node_name}, dumped ${new Date().toISOString()}\n# from ${config.file}\n${stringify(out)}`;
 }

@@ -84,8 +84,8 @@ export function sessionHandlers(services: KernelServices): HandlersFor<typeof se
     kick_users: async ({ host: h }: { host: string }) => {
       const vhost = accounts.servedHost(h);
       let n = 0;
-      // Kicks close this node's sessions (kickAccount): its accounts, taken once.
-      for (const bare of [...xmpp.localSessions.accounts()]) if (bare.endsWith(`@${vhost}`)) n += await kick(bare);
+      // Every account with a session on any node (kickAccount closes another node's through its outlet), taken once.
+      for (const bare of await xmpp.sessions.accounts()) if (bare.endsWith(`@${vhost}`)) n += await kick(bare);
       return n;
     },
     user_resources: async ({ user: u, host: h }: { user: string; host: string }) => (await xmpp.sessions.byAccount(await account(u, h))).map((s) => s.resource).sort(),

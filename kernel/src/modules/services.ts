@@ -17,6 +17,7 @@ import type { Storage } from '../storage/database.js';
 import type { NodeIdentity } from '../node/identity.js';
 import type { ModuleCatalog } from './catalog.js';
 import type { ModuleAdministration } from './administration.js';
+import type { SharedCaches } from '../caches/shared-caches.js';
 import type { PluginInstaller } from '../plugins/installer.js';
 import type { ScopeRegistry } from './scopes.js';
 import type { XmppService } from '../xmpp/service.js';
@@ -48,6 +49,8 @@ export interface KernelServices extends ServerServices {
   readonly catalog: ModuleCatalog;
   /** Restarts and code reloads of running modules (update, update_list, restart_module). */
   readonly modules: ModuleAdministration;
+  /** Caches invalidated on every node of a cluster. */
+  readonly caches: SharedCaches;
   /** Installs, upgrades and removes plugins from the registries (module_install…). */
   readonly plugins: PluginInstaller;
   /** This node's identity in stored data. */

@@ -2,6 +2,7 @@
  * `service_oauth`: tokens, clients, scope checks and the oauth_access rule, in one place for every
  * frontend that issues or accepts tokens (commands, /oauth, the HTTP API, XML-RPC, SASL).
  */
+import type { CachesApi } from '@service/plugin-api';
 import type { Knex } from 'knex';
 import type { AccessControl } from '../access/access-control.js';
 import type { CommandRegistry } from '../commands/registry.js';
@@ -36,8 +37,9 @@ export class OAuthService {
     private readonly commands: CommandRegistry,
     private readonly access: () => AccessControl,
     logger: Logger,
+    caches?: CachesApi,
   ) {
-    this.tokens = new TokenService(db, settings, logger);
+    this.tokens = new TokenService(db, settings, logger, caches);
     this.clients = new ClientRegistry(db);
     this.models = new ModelStore(db);
   }

@@ -3,6 +3,7 @@
  * oauth_issue_token command, the authorization form, the token endpoint, oidc-provider's flows) stores its
  * tokens here, so they are listed, revoked and introspected the same way.
  */
+import type { CachesApi } from '@service/plugin-api';
 import type { Knex } from 'knex';
 import type { AccessControl } from '../access/access-control.js';
 import { CommandError } from '@service/plugin-api';
@@ -86,6 +87,9 @@ function recordOf(row: Row): TokenRecord {
   };
 }
 
+/** The token look-up cache's name among the shared caches. */
+export const TOKENS_CACHE = 'oauth_tokens';
+
 export class TokenService {
   readonly #cache: TokenCache<TokenRecord & { touchedAt: number }>;
 
@@ -93,8 +97,17 @@ export class TokenService {
     private readonly db: () => Knex,
     private readonly settings: () => TokenSettings,
     private readonly logger: Logger,
+    /** Carries what the look-up cache forgets to the other nodes of a cluster, and theirs here. */
+    private readonly caches?: CachesApi,
   ) {
     this.#cache = new TokenCache(() => this.settings().cache);
+    caches?.register(TOKENS_CACHE, (hash) => (hash === undefined ? this.#cache.clear() : this.#cache.delete(hash)));
+  }
+
+  /** Forgets a token's look-up here and on every node (revoked, consumed). */
+  #forget(hash: string): void {
+    this.#cache.delete(hash);
+    this.caches?.changed(TOKENS_CACHE, hash);
   }
 
   /** The lifetime a request gets: its ttl (when given) capped by oauth_expire, in seconds. */
@@ -170,7 +183,7 @@ export class TokenService {
       payload: JSON.stringify(rest),
     };
     await this.db()(TOKENS_TABLE).insert(row).onConflict('token_hash').merge(['scope', 'expires_at', 'payload']);
-    this.#cache.delete(hash);
+    this.#forget(hash);
     if (kind !== 'refresh') {
       this.logger.info({ tokenId: row.id, kind, owner: account ? `${account.user}@${account.host}` : undefined, client: row.client_id, scopes: row.scope }, 'OAuth token issued');
     }
@@ -190,7 +203,7 @@ export class TokenService {
     if (!row?.payload) return;
     const payload = { ...(JSON.parse(row.payload) as ProviderTokenPayload), consumed: Math.floor(Date.now() / 1000) };
     await this.db()(TOKENS_TABLE).where({ token_hash: hash }).update({ payload: JSON.stringify(payload) });
-    this.#cache.delete(hash);
+    this.#forget(hash);
   }
 
   /** The record of a token by its value, expired or not, bypassing the cache (revocation, introspection). */
@@ -203,7 +216,7 @@ export class TokenService {
   async revokeValue(value: string): Promise<boolean> {
     const hash = tokenHash(value);
     const deleted = await this.db()(TOKENS_TABLE).where({ token_hash: hash }).delete();
-    this.#cache.delete(hash);
+    this.#forget(hash);
     return deleted > 0;
   }
 
@@ -216,7 +229,7 @@ export class TokenService {
     const row = rows.find((r) => r.token_hash === hash || r.id === tokenOrId);
     if (!row) return false;
     await this.db()(TOKENS_TABLE).where({ token_hash: row.token_hash }).delete();
-    this.#cache.delete(row.token_hash);
+    this.#forget(row.token_hash);
     this.logger.info({ tokenHashPrefix: row.token_hash.slice(0, 8) }, 'OAuth token revoked');
     return true;
   }
@@ -231,7 +244,7 @@ export class TokenService {
     const rows: Array<Pick<Row, 'token_hash'>> = await query.clone().select('token_hash');
     if (!rows.length) return 0;
     await this.db()(TOKENS_TABLE).whereIn('token_hash', rows.map((r) => r.token_hash)).delete();
-    for (const row of rows) this.#cache.delete(row.token_hash);
+    for (const row of rows) this.#forget(row.token_hash);
     return rows.length;
   }
 

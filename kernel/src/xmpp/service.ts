@@ -41,7 +41,7 @@ export class XmppService implements XmppApi {
     private readonly logger: Logger,
   ) {
     this.sessions = new MergedSessionDirectory(this.localSessions, logger);
-    this.router = new Router(this.localSessions, this.iq, accounts, hosts, logger);
+    this.router = new Router(this.localSessions, this.sessions, this.iq, accounts, hosts, logger);
     // Strongest first: clients pick the first mechanism they support from the list.
     let rank = 0;
     for (const plus of [true, false]) {
@@ -113,9 +113,12 @@ export class XmppService implements XmppApi {
     await this.endSession(session);
   }
 
-  /** kick for every session of an account on this node. */
+  /**
+   * kick for every session of an account: this node's, and those session sources report (another node's,
+   * closed through their outlet by the node that carries them).
+   */
   async kickAccount(bare: string, error: StreamError): Promise<number> {
-    const sessions = this.localSessions.byAccount(bare);
+    const sessions = this.sessions.hasSources ? await this.sessions.byAccount(bare) : this.localSessions.byAccount(bare);
     for (const session of sessions) await this.kick(session, error);
     return sessions.length;
   }

@@ -5,6 +5,7 @@
  * existing — as in ejabberd, where mod_admin_extra's commands exist whatever else runs.
  */
 import { CommandError, type ModuleContext, type ServiceRef } from '@service/plugin-api';
+import { clusterService } from '@service/mod_cluster/api';
 import { lastActivityService } from '@service/mod_last/api';
 import { offlineService } from '@service/mod_offline/api';
 import { privacyService } from '@service/mod_privacy/api';
@@ -19,7 +20,7 @@ export interface AdminContext extends ModuleContext<Record<string, unknown>> {
 }
 
 /** The services mod_admin_extra works through; all optional (see `consumes` in index.ts). */
-export const ADMIN_EXTRA_USES = [rosterService, vcardService, privateStorageService, lastActivityService, offlineService, privacyService, sharedRosterService] as const;
+export const ADMIN_EXTRA_USES = [rosterService, vcardService, privateStorageService, lastActivityService, offlineService, privacyService, sharedRosterService, clusterService] as const;
 
 /** The running implementation of `ref`, or a `failed` error saying that `command` needs its module enabled. */
 export function need<T>(ctx: AdminContext, ref: ServiceRef<T>, command: string): T {

@@ -19,6 +19,11 @@ export interface HookMap {
   remove_user: [user: string, host: string];
   /** The `clear_cache` command: drop every cache. */
   clear_cache: [];
+  /**
+   * A cache of this node dropped an entry (`key`), or every entry (`key` undefined): a cluster module tells
+   * the other nodes, which drop it with CachesApi.invalidateLocal. Not run for what other nodes report.
+   */
+  cache_invalidated: [cache: string, key: string | undefined];
   /** The configuration was reloaded and applied. */
   config_reloaded: [];
   /** mnesia_change: stored data of node `from` now belongs to node `to` (the server is stopped). */

@@ -18,6 +18,7 @@ export interface DocumentationApi {
   openApi(options: { version?: number; serverUrl: string }): Promise<Record<string, unknown>>;
 }
 
+import type { CachesApi } from './caches.js';
 import type { ModulesApi } from './modules.js';
 
 export interface ServerServices {
@@ -40,4 +41,6 @@ export interface ServerServices {
   readonly httpServer: HttpServerApi;
   /** Restarting modules and reloading their code. */
   readonly modules: ModulesApi;
+  /** Caches that must be invalidated on every node (see CachesApi). */
+  readonly caches: CachesApi;
 }

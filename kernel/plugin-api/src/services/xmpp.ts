@@ -39,9 +39,10 @@ export interface SessionDirectory {
  * the directory's questions for its sessions only: this node's are already there (a session whose full
  * JID is also bound here is left out of listings, this node's first, but counts are added as they are).
  * The sessions it returns are its own objects: what writing to one, or closing its outlet, does is up to
- * the source (forward it to the peer, say); this node runs no session hooks for them. Routing does not
- * consult sources: the router delivers to this node's sessions, and a cluster module forwards the rest
- * through middleware or a remote route.
+ * the source (forward it to the peer, say); this node runs no session hooks for them. The router
+ * consults sources when it finds no session of this node for a full JID, and merges them into an account's
+ * sessions for RFC 6121's delivery rules (highest priority across nodes): it runs the user_receive chain
+ * here, then writes to the source's session, which forwards the stanza to the node that carries it.
  */
 export interface SessionSource extends SessionDirectory {}
 
@@ -80,7 +81,7 @@ export interface XmppApi {
    * session a source reports (another node's) is only closed through its outlet: its own node ends it.
    */
   kick(session: C2SSession, error: StreamError): Promise<void>;
-  /** kick for every session of an account on this node; resolves with how many there were. */
+  /** kick for every session of an account, this node's and the sources' (another node's); resolves with how many there were. */
   kickAccount(bare: string, error: StreamError): Promise<number>;
   /** Ends a session of this node whose stream is gone (a detached one whose time is up). */
   endSession(session: C2SSession): Promise<void>;

@@ -8,6 +8,7 @@ import type { AccountService } from '../../accounts/accounts.js';
 import type { Logger } from '../../log/logger.js';
 import { StanzaError, errorReply } from '@service/plugin-api';
 import { Jid } from '@service/plugin-api';
+import type { MergedSessionDirectory } from '../sm/directory.js';
 import type { SessionManager } from '../sm/session-manager.js';
 import type { C2SSession } from '../sm/session.js';
 import { x, type XmlElement } from '@service/plugin-api';
@@ -29,8 +30,13 @@ export class Router {
   #remoteRoutes: Array<{ route: RemoteRoute; owner: string }> = [];
 
   constructor(
-    /** This node's sessions: default delivery is local (a cluster module forwards through middleware or a remote route). */
+    /** This node's sessions, looked up synchronously on the hot path. */
     private readonly localSessions: SessionManager,
+    /**
+     * Every session, with those of the sources modules register (a cluster's other nodes): consulted only
+     * when a source is registered, so a single node routes exactly as before, without awaiting.
+     */
+    private readonly sessions: MergedSessionDirectory,
     private readonly iq: IqHandlers,
     private readonly accounts: AccountService,
     private readonly hosts: () => readonly string[],
@@ -127,7 +133,7 @@ export class Router {
     const { stanza, to } = ctx;
     const type = stanza.attr('type');
     if (!to.isBare) {
-      const target = this.localSessions.get(to.full);
+      const target = this.localSessions.get(to.full) ?? (this.sessions.hasSources ? await this.sessions.get(to.full) : undefined);
       if (target && !target.closed) {
         await this.deliverToSession(target, stanza);
         ctx.delivered.push(target);
@@ -149,7 +155,7 @@ export class Router {
 
   async #deliverToBare(ctx: DeliverContext, record: DeliverContext): Promise<void> {
     const { stanza, to } = ctx;
-    const sessions = this.localSessions.byAccount(to.bare).filter((s) => !s.closed);
+    const sessions = (this.sessions.hasSources ? await this.sessions.byAccount(to.bare) : this.localSessions.byAccount(to.bare)).filter((s) => !s.closed);
     if (stanza.name === 'presence') {
       for (const session of sessions.filter((s) => s.available)) {
         await this.deliverToSession(session, stanza);
@@ -221,11 +227,12 @@ export class Router {
     if (this.isLocalHost(to.host) && to.user !== undefined) {
       // Back to a local client: straight to its session(s), without running the error through delivery policy.
       if (!to.isBare) {
-        const session = this.localSessions.get(to.full);
+        const session = this.localSessions.get(to.full) ?? (this.sessions.hasSources ? await this.sessions.get(to.full) : undefined);
         if (session) await this.deliverToSession(session, reply);
         return;
       }
-      for (const session of this.localSessions.byAccount(to.bare)) await this.deliverToSession(session, reply);
+      const sessions = this.sessions.hasSources ? await this.sessions.byAccount(to.bare) : this.localSessions.byAccount(to.bare);
+      for (const session of sessions) await this.deliverToSession(session, reply);
     }
   }
 }

@@ -26,6 +26,11 @@ export class MergedSessionDirectory implements SessionDirectory {
     private readonly logger: Logger,
   ) {}
 
+  /** Whether any source is registered (without one, every answer is this node's, synchronously known). */
+  get hasSources(): boolean {
+    return this.#sources.length > 0;
+  }
+
   addSource(source: SessionSource, owner: string): void {
     this.#sources = [...this.#sources, { source, owner }];
   }

@@ -13,7 +13,7 @@
  * for a short while; only these commands change a ban, and they update it at once. XMPP logins always
  * read storage.
  */
-import { x, type AccountKey, type XmlElement } from '@service/plugin-api';
+import { x, type AccountKey, type CachesApi, type XmlElement } from '@service/plugin-api';
 import type { ClaimedNamespace } from '@service/mod_private/api';
 
 export const NS_BANNED = 'jabber:service:banned';
@@ -26,12 +26,22 @@ export type BanDetails = Readonly<Record<(typeof BAN_FIELDS)[number], string>>;
 const CACHE_TTL_MS = 30_000;
 const CACHE_SIZE = 10_000;
 
+/** The ban cache's name among the shared caches (a ban on one node holds on every node at once). */
+export const BANS_CACHE = 'bans';
+
 export class BanRecords {
   /** Account → its ban or undefined, and until when that answer holds; Map order is age order. */
   readonly #cache = new Map<string, { ban: BanDetails | undefined; until: number }>();
+  /** Leaves the shared caches (when mod_admin_extra stops). */
+  readonly leave: () => void;
 
   /** Without mod_private there is no storage (and no ban can be read or written). */
-  constructor(private readonly storage: ClaimedNamespace | undefined) {}
+  constructor(
+    private readonly storage: ClaimedNamespace | undefined,
+    private readonly caches: CachesApi,
+  ) {
+    this.leave = caches.register(BANS_CACHE, (k) => (k === undefined ? this.#cache.clear() : this.#cache.delete(k)));
+  }
 
   /** The ban as stored now; none while mod_private is not enabled (nothing can be read then). */
   async read(account: AccountKey): Promise<BanDetails | undefined> {
@@ -51,18 +61,21 @@ export class BanRecords {
   async write(storage: ClaimedNamespace, account: AccountKey, ban: BanDetails): Promise<void> {
     await storage.set(account.user, account.host, x('banned', { xmlns: NS_BANNED }, ...BAN_FIELDS.map((name) => x(name, {}, ban[name]))));
     this.#remember(account, ban);
+    this.caches.changed(BANS_CACHE, key(account));
   }
 
   /** Removes the ban; false when there was none. */
   async remove(storage: ClaimedNamespace, account: AccountKey): Promise<boolean> {
     const removed = await storage.delete(account.user, account.host);
     this.#remember(account, undefined);
+    this.caches.changed(BANS_CACHE, key(account));
     return removed;
   }
 
   /** Drops what is known of the account: it was removed, and a new account of that name is not banned. */
   forget(account: AccountKey): void {
     this.#cache.delete(key(account));
+    this.caches.changed(BANS_CACHE, key(account));
   }
 
   #remember(account: AccountKey, ban: BanDetails | undefined): void {

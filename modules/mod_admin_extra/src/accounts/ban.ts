@@ -79,7 +79,8 @@ export function banHandlers(ctx: AdminContext): HandlersFor<typeof banCommands> 
   // so the claim lives as long as both.
   const claimed = ctx.find(privateStorageService)?.claim(NS_BANNED);
   if (claimed) ctx.onStop(() => claimed.release());
-  const bans = new BanRecords(claimed);
+  const bans = new BanRecords(claimed, ctx.services.caches);
+  ctx.onStop(() => bans.leave());
   enforceBans(ctx, bans);
   const changes = new KeyedLock();
   const privateStorage = (command: string): ClaimedNamespace => {

@@ -1,10 +1,12 @@
 /**
  * Module code at runtime (ejabberd's "erlang" tag): restart_module, which reloads a running module's code
  * when it changed on disk and restarts it, and compile, which type-checks and compiles a module's TypeScript
- * source and reloads it; both through the server's ModulesApi.
+ * source and reloads it; both through the server's ModulesApi. And get_cookie, the cluster's shared secret
+ * (mod_cluster's).
  */
 import { asCommandError, defineCommand, type HandlersFor } from '@service/plugin-api';
-import type { AdminContext } from '../context.js';
+import { clusterService } from '@service/mod_cluster/api';
+import { need, type AdminContext } from '../context.js';
 
 /** restart_module's results, as ejabberd numbers them. */
 const RELOADED = 0;
@@ -42,6 +44,17 @@ export const serverCommands = [
     result: { name: 'res', type: 'rescode' },
     examples: [{ args: { file: 'plugins/mod_local/src/index.ts' }, result: 0 }],
   }),
+  defineCommand({
+    name: 'get_cookie',
+    tags: ['erlang'],
+    desc: 'Get the Erlang cookie of this node',
+    longdesc:
+      "The cluster's shared secret (mod_cluster's `cookie`): a node configured with another one is refused. " +
+      'Fails (422) when mod_cluster is not enabled. The answer is never written to the log.',
+    args: [],
+    result: { name: 'cookie', type: 'string' },
+    examples: [{ args: {}, result: 'a-long-random-secret' }],
+  }),
 ] as const;
 
 export function serverHandlers(ctx: AdminContext): HandlersFor<typeof serverCommands> {
@@ -55,6 +68,7 @@ export function serverHandlers(ctx: AdminContext): HandlersFor<typeof serverComm
         return NOT_LOADED;
       }
     },
+    get_cookie: () => need(ctx, clusterService, 'get_cookie').cookie(),
     compile: async ({ file }, call) => {
       call.progress(0, 1, `compiling ${file}`);
       const result = await ctx.services.modules.compile(file);

@@ -1,0 +1,193 @@
+/**
+ * One node's part of the cluster, wired together: Redis connections, membership and heartbeat, the session
+ * directory and the inbox. Sessions bound here are published; stanzas for sessions on other nodes go to
+ * their node's inbox; what arrives in this node's inbox is written to its sessions; a dead node's sessions
+ * leave the directory (their contacts get unavailable presence once) and what it had not read is routed
+ * again.
+ */
+import type { Redis } from 'ioredis';
+import {
+  StanzaError,
+  StreamError,
+  fromStoredXml,
+  toStoredXml,
+  type C2SSession,
+  type Logger,
+  type ServerServices,
+  type StreamErrorCondition,
+  type XmlElement,
+} from '@service/plugin-api';
+import { ClusterDirectory } from './directory.js';
+import { Inbox, type InboxEntry } from './inbox.js';
+import { Invalidations } from './invalidations.js';
+import { ClusterKeys } from './keys.js';
+import { Membership } from './membership.js';
+import type { ClusterApi, ClusterMember } from './public-api.js';
+import { openRedis } from './redis.js';
+import type { SessionRecord } from './records.js';
+import type { Peers } from './remote-session.js';
+
+export interface ClusterSettings {
+  readonly redisUrl: string;
+  readonly cluster: string;
+  readonly cookie: string;
+  readonly node: string;
+  readonly version: string;
+  readonly heartbeatMs: number;
+  readonly timeoutMs: number;
+}
+
+export class ClusterNode implements ClusterApi, Peers {
+  readonly node: string;
+  readonly directory: ClusterDirectory;
+  readonly #redis: Redis;
+  readonly #blocking: Redis;
+  readonly #membership: Membership;
+  readonly #inbox: Inbox;
+  readonly invalidations: Invalidations;
+  /** Nodes whose heartbeat was current at the last look (refreshed each heartbeat). */
+  #live = new Set<string>();
+  #liveTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly settings: ClusterSettings,
+    private readonly services: ServerServices,
+    private readonly logger: Logger,
+  ) {
+    this.node = settings.node;
+    const keys = new ClusterKeys(settings.cluster);
+    this.#redis = openRedis(settings.redisUrl, 'commands', logger);
+    this.#blocking = openRedis(settings.redisUrl, 'inbox', logger);
+    this.directory = new ClusterDirectory(this.#redis, keys, this.node, this);
+    this.#membership = new Membership(
+      this.#redis,
+      keys,
+      { name: this.node, started: Date.now(), version: settings.version },
+      { heartbeatMs: settings.heartbeatMs, timeoutMs: settings.timeoutMs },
+      (dead) => this.#cleanUpAfter(dead),
+      () => this.#rejoin(),
+      logger,
+    );
+    this.#inbox = new Inbox(this.#redis, this.#blocking, keys, this.node, (entry) => this.#handle(entry), logger);
+    this.invalidations = new Invalidations(this.#redis, openRedis(settings.redisUrl, 'events', logger), keys, this.node, services.caches, logger);
+  }
+
+  async start(): Promise<void> {
+    await this.#redis.connect();
+    await this.#membership.join(this.settings.cookie);
+    await this.#inbox.start();
+    await this.invalidations.start();
+    await this.#refreshLive();
+    this.#liveTimer = setInterval(() => void this.#refreshLive(), this.settings.heartbeatMs);
+    this.#liveTimer.unref();
+  }
+
+  /** Leaves the cluster: this node's sessions leave the directory, its record and heartbeat go. */
+  async stop(): Promise<void> {
+    clearInterval(this.#liveTimer);
+    try {
+      await this.directory.removeNode(this.node);
+      await this.#membership.leave();
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'leaving the cluster cleanly failed: %s', (err as Error).message);
+      this.#membership.stop();
+    }
+    await this.#inbox.stop();
+    this.invalidations.stop();
+    this.#redis.disconnect();
+  }
+
+  // ClusterApi
+
+  cookie(): string {
+    return this.settings.cookie;
+  }
+
+  members(): Promise<ClusterMember[]> {
+    return this.#membership.members();
+  }
+
+  master(): Promise<string | undefined> {
+    return this.#membership.master();
+  }
+
+  async isMaster(): Promise<boolean> {
+    return (await this.master()) === this.node;
+  }
+
+  setMaster(name: string): Promise<void> {
+    return this.#membership.setMaster(name);
+  }
+
+  // Peers: reaching the sessions of other nodes.
+
+  deliver(record: SessionRecord, full: string, stanza: XmlElement): boolean {
+    if (!this.#live.has(record.node)) {
+      void this.services.xmpp.router.bounce(stanza, new StanzaError('recipient-unavailable', `the node carrying ${full} cannot be reached`));
+      return false;
+    }
+    this.#inbox.send(record.node, { kind: 'deliver', to: full, xml: toStoredXml(stanza) }).catch((err: Error) => {
+      this.logger.warn({ node: record.node, err: err.message }, 'a stanza for %s could not be handed to node %s: %s', full, record.node, err.message);
+      void this.services.xmpp.router.bounce(stanza, new StanzaError('recipient-unavailable', `the node carrying ${full} cannot be reached`));
+    });
+    return true;
+  }
+
+  async close(record: SessionRecord, full: string, condition: string, text: string): Promise<void> {
+    await this.#inbox.send(record.node, { kind: 'close', to: full, condition, text });
+  }
+
+  async sendAsClient(record: SessionRecord, full: string, stanza: XmlElement): Promise<boolean> {
+    if (!this.#live.has(record.node)) return false;
+    await this.#inbox.send(record.node, { kind: 'send', to: full, xml: toStoredXml(stanza) });
+    return true;
+  }
+
+  // What other nodes ask of this one.
+
+  async #handle(entry: InboxEntry): Promise<void> {
+    const session = await this.#localSession(entry.to);
+    if (entry.kind === 'close') {
+      if (session) await this.services.xmpp.kick(session, new StreamError(entry.condition as StreamErrorCondition, entry.text || undefined));
+      return;
+    }
+    const stanza = fromStoredXml(entry.xml);
+    if (entry.kind === 'send') {
+      if (session) await session.sendAsClient(stanza);
+      return;
+    }
+    // The user_receive chain ran on the sender's node: straight to the stream. A session gone meanwhile
+    // gets what RFC 6121 gives a stanza for a resource that is not there.
+    if (session) session.write(stanza);
+    else await this.services.xmpp.router.route(stanza);
+  }
+
+  async #localSession(full: string): Promise<C2SSession | undefined> {
+    const session = await this.services.xmpp.sessions.get(full);
+    return session && !session.closed && this.services.xmpp.isLocal(session) ? session : undefined;
+  }
+
+  /** A node died: its sessions leave (their contacts are told, once), and what it had not read is routed again. */
+  async #cleanUpAfter(dead: string): Promise<void> {
+    const sessions = await this.directory.removeNode(dead);
+    for (const session of sessions) {
+      session.closed = true;
+      await this.services.hooks.run('c2s_session_closed', session);
+    }
+    const pending = await this.#inbox.drain(dead);
+    for (const entry of pending) if (entry.kind === 'deliver') await this.services.xmpp.router.route(fromStoredXml(entry.xml));
+    this.logger.notice({ node: dead, sessions: sessions.length, rerouted: pending.length }, 'node %s removed: %d sessions ended, %d stanzas routed again', dead, sessions.length, pending.length);
+  }
+
+  async #rejoin(): Promise<void> {
+    await this.directory.republish((await this.services.xmpp.sessions.all()).filter((s) => this.services.xmpp.isLocal(s)));
+  }
+
+  async #refreshLive(): Promise<void> {
+    try {
+      this.#live = new Set((await this.#membership.members()).filter((m) => m.alive).map((m) => m.name));
+    } catch {
+      // Redis is out of reach: keep the last view; the heartbeat logs it.
+    }
+  }
+}

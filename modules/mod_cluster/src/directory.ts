@@ -1,0 +1,126 @@
+/**
+ * The cluster's session directory in Redis: each node publishes the sessions bound on it (on bind, presence
+ * change and close) and reports the other nodes' sessions to the server as a session source, as
+ * RemoteSession objects whose writes go to the node that carries them. A full JID bound on two nodes follows
+ * the conflict rule: the older session is replaced.
+ */
+import type { Redis } from 'ioredis';
+import { Jid, type C2SSession, type SessionSource } from '@service/plugin-api';
+import type { ClusterKeys } from './keys.js';
+import { recordOf, type SessionRecord } from './records.js';
+import { RemoteSession, type Peers } from './remote-session.js';
+
+/** Removes a session's record only if it is still this session's (a newer one may have replaced it). */
+const UNPUBLISH = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current and cjson.decode(current).id == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
+redis.call('SREM', KEYS[2], ARGV[3])
+return 1`;
+
+export class ClusterDirectory implements SessionSource {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: ClusterKeys,
+    private readonly node: string,
+    private readonly peers: Peers,
+  ) {}
+
+  /** Records a session of this node; an older session of the same full JID on another node is replaced. */
+  async publish(session: C2SSession): Promise<void> {
+    const key = this.keys.sessions(session.account.bare);
+    const previous = await this.redis.hget(key, session.resource);
+    const record = recordOf(session, this.node);
+    await this.redis.multi().hset(key, session.resource, JSON.stringify(record)).sadd(this.keys.nodeSessions(this.node), session.jid.full).exec();
+    if (previous) {
+      const old = JSON.parse(previous) as SessionRecord;
+      if (old.node !== this.node && old.id !== session.id) await this.peers.close(old, session.jid.full, 'conflict', 'Replaced by a new connection on another node');
+    }
+  }
+
+  /** Updates what the directory says of a session of this node (presence, priority). */
+  async update(session: C2SSession): Promise<void> {
+    const key = this.keys.sessions(session.account.bare);
+    const current = await this.redis.hget(key, session.resource);
+    if (!current || (JSON.parse(current) as SessionRecord).id !== session.id) return;
+    await this.redis.hset(key, session.resource, JSON.stringify(recordOf(session, this.node)));
+  }
+
+  async unpublish(session: C2SSession): Promise<void> {
+    await this.redis.eval(UNPUBLISH, 2, this.keys.sessions(session.account.bare), this.keys.nodeSessions(this.node), session.resource, session.id, session.jid.full);
+  }
+
+  /** Removes a node's sessions (it died, or left); returns them, as sessions, for the presence they leave. */
+  async removeNode(node: string): Promise<RemoteSession[]> {
+    const fulls = await this.redis.smembers(this.keys.nodeSessions(node));
+    const removed: RemoteSession[] = [];
+    for (const full of fulls) {
+      const jid = Jid.tryParse(full);
+      if (!jid?.resource) continue;
+      const json = await this.redis.hget(this.keys.sessions(jid.bare), jid.resource);
+      const record = json ? (JSON.parse(json) as SessionRecord) : undefined;
+      if (!record || record.node !== node) continue;
+      await this.redis.hdel(this.keys.sessions(jid.bare), jid.resource);
+      removed.push(new RemoteSession(jid, record, this.peers));
+    }
+    await this.redis.del(this.keys.nodeSessions(node));
+    return removed;
+  }
+
+  /** This node's sessions, all of them again (after it was taken for dead). */
+  async republish(sessions: readonly C2SSession[]): Promise<void> {
+    for (const session of sessions) if (!session.closed) await this.publish(session);
+  }
+
+  // SessionSource: the other nodes' sessions.
+
+  async get(full: string): Promise<C2SSession | undefined> {
+    const jid = Jid.tryParse(full);
+    if (!jid?.resource) return undefined;
+    const json = await this.redis.hget(this.keys.sessions(jid.bare), jid.resource);
+    const record = json ? (JSON.parse(json) as SessionRecord) : undefined;
+    return record && record.node !== this.node ? new RemoteSession(jid, record, this.peers) : undefined;
+  }
+
+  async byAccount(bare: string): Promise<C2SSession[]> {
+    const all = await this.redis.hgetall(this.keys.sessions(bare));
+    return Object.entries(all)
+      .map(([resource, json]) => [resource, JSON.parse(json) as SessionRecord] as const)
+      .filter(([, record]) => record.node !== this.node)
+      .sort(([, a], [, b]) => a.started - b.started)
+      .map(([resource, record]) => new RemoteSession(Jid.parse(`${bare}/${resource}`), record, this.peers));
+  }
+
+  async accounts(): Promise<string[]> {
+    return [...new Set((await this.#otherFulls()).map((full) => full.slice(0, full.indexOf('/'))))];
+  }
+
+  async all(): Promise<C2SSession[]> {
+    const out: C2SSession[] = [];
+    for (const bare of await this.accounts()) out.push(...(await this.byAccount(bare)));
+    return out;
+  }
+
+  async count(): Promise<number> {
+    const nodes = (await this.redis.hkeys(this.keys.nodes)).filter((n) => n !== this.node);
+    if (!nodes.length) return 0;
+    const pipeline = this.redis.pipeline();
+    for (const node of nodes) pipeline.scard(this.keys.nodeSessions(node));
+    return ((await pipeline.exec()) ?? []).reduce((sum, [, n]) => sum + Number(n ?? 0), 0);
+  }
+
+  /** How many sessions a node carries, as the directory says. */
+  countNode(node: string): Promise<number> {
+    return this.redis.scard(this.keys.nodeSessions(node));
+  }
+
+  async countHost(host: string): Promise<number> {
+    return (await this.#otherFulls()).filter((full) => Jid.tryParse(full)?.host === host).length;
+  }
+
+  async #otherFulls(): Promise<string[]> {
+    const nodes = (await this.redis.hkeys(this.keys.nodes)).filter((n) => n !== this.node);
+    const out: string[] = [];
+    for (const node of nodes) out.push(...(await this.redis.smembers(this.keys.nodeSessions(node))));
+    return out;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * How nodes hand each other work for their sessions: a Redis stream per node (`inbox:<node>`). A sender
+ * appends (XADD); the node reads its own stream with a blocking XREAD on a dedicated connection and
+ * deletes what it handled. A stream rather than pub/sub: what was sent to a node that died before reading
+ * it is still there, so the node that cleans up after it can route those stanzas again instead of losing
+ * them (docs/decisions.md, "Cluster").
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from '@service/plugin-api';
+import type { ClusterKeys } from './keys.js';
+
+export type InboxEntry =
+  | { readonly kind: 'deliver'; readonly to: string; readonly xml: string }
+  | { readonly kind: 'send'; readonly to: string; readonly xml: string }
+  | { readonly kind: 'close'; readonly to: string; readonly condition: string; readonly text: string };
+
+/** The most entries a node's inbox keeps; beyond that the oldest go (a node that long behind is dead). */
+const MAX_LENGTH = 1_000_000;
+
+export class Inbox {
+  #stopped = false;
+  #loop?: Promise<void>;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly blocking: Redis,
+    private readonly keys: ClusterKeys,
+    private readonly node: string,
+    private readonly handle: (entry: InboxEntry) => Promise<void>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Empties this node's inbox (what a previous run of the node left is for sessions that are gone) and reads it from now on. */
+  async start(): Promise<void> {
+    await this.redis.del(this.keys.inbox(this.node));
+    await this.blocking.connect().catch(() => {}); // ioredis keeps trying; the loop waits for it.
+    this.#loop = this.#read();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.blocking.disconnect();
+    await this.#loop?.catch(() => {});
+  }
+
+  /** Appends an entry to a node's inbox. Rejects when Redis cannot take it. */
+  async send(node: string, entry: InboxEntry): Promise<void> {
+    await this.redis.xadd(this.keys.inbox(node), 'MAXLEN', '~', String(MAX_LENGTH), '*', ...Object.entries(entry).flat());
+  }
+
+  /** What a dead node had not read yet, oldest first; its inbox is deleted. */
+  async drain(node: string): Promise<InboxEntry[]> {
+    const key = this.keys.inbox(node);
+    const entries = await this.redis.xrange(key, '-', '+');
+    await this.redis.del(key);
+    return entries.map(([, fields]) => entryOf(fields)).filter((e): e is InboxEntry => e !== undefined);
+  }
+
+  async #read(): Promise<void> {
+    const key = this.keys.inbox(this.node);
+    let last = '0';
+    while (!this.#stopped) {
+      let batch: Array<[string, Array<[string, string[]]>]> | null;
+      try {
+        batch = (await this.blocking.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', key, last)) as typeof batch;
+      } catch (err) {
+        if (this.#stopped) return;
+        this.logger.warn({ err: (err as Error).message }, 'reading the cluster inbox failed: %s', (err as Error).message);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
+      const items = batch?.[0]?.[1] ?? [];
+      for (const [id, fields] of items) {
+        last = id;
+        const entry = entryOf(fields);
+        if (!entry) continue;
+        try {
+          await this.handle(entry);
+        } catch (err) {
+          this.logger.error({ err, kind: entry.kind, to: entry.to }, 'handling a cluster inbox entry failed');
+        }
+      }
+      if (items.length) await this.redis.xdel(key, ...items.map(([id]) => id)).catch(() => {});
+    }
+  }
+}
+
+function entryOf(fields: string[]): InboxEntry | undefined {
+  const map: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) map[fields[i]!] = fields[i + 1]!;
+  if ((map.kind === 'deliver' || map.kind === 'send') && map.to && map.xml !== undefined) return { kind: map.kind, to: map.to, xml: map.xml };
+  if (map.kind === 'close' && map.to) return { kind: 'close', to: map.to, condition: map.condition ?? 'reset', text: map.text ?? '' };
+  return undefined;
+}

@@ -1,0 +1,30 @@
+/**
+ * Redis connections of a node: one for commands, one for blocking reads of the node's inbox (a blocked
+ * connection can do nothing else). ioredis reconnects with backoff; every state change is logged, so an
+ * operator sees a lost Redis and its return.
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from '@service/plugin-api';
+
+export function openRedis(url: string, role: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    // Backoff: 100 ms, 200 ms… up to 5 s between attempts, for as long as it takes.
+    retryStrategy: (attempt) => Math.min(100 * 2 ** Math.min(attempt - 1, 6), 5000),
+    maxRetriesPerRequest: role === 'inbox' ? null : 3,
+    enableOfflineQueue: true,
+    connectionName: `service-${role}`,
+  });
+  let state = 'connecting';
+  const change = (next: string, level: 'info' | 'warn' | 'notice', detail?: string) => {
+    if (next === state) return;
+    state = next;
+    logger[level]({ redis: role, state: next }, 'redis (%s): %s%s', role, next, detail ? ` (${detail})` : '');
+  };
+  redis.on('ready', () => change('ready', 'notice'));
+  redis.on('close', () => change('disconnected', 'warn'));
+  redis.on('reconnecting', (ms: number) => change('reconnecting', 'warn', `next attempt in ${ms} ms`));
+  redis.on('error', (err: Error) => logger.debug({ redis: role, err: err.message }, 'redis (%s) error: %s', role, err.message));
+  redis.on('end', () => change('closed', 'info'));
+  return redis;
+}

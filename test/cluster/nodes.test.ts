@@ -1,0 +1,175 @@
+/**
+ * A cluster of node processes (`servicectl foreground`) on loopback, sharing MariaDB or PostgreSQL and one
+ * Redis, with real clients on different nodes: membership, chat to full and bare JIDs across nodes, the
+ * session commands counting and acting cluster-wide, the cookie, and a node killed with SIGKILL leaving the
+ * directory within the heartbeat timeout while the others keep serving.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { testDatabases } from '../support/databases.js';
+import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
+import { request, serverSqlConfig, type RawConfig } from '../support/server.js';
+import { TLS_FIXTURE, loginTo, next, stopAll, xml, type Client } from '../support/xmpp.js';
+
+const COOKIE = 'cluster-test-cookie';
+
+for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
+  describe(`a cluster of node processes on ${database.name} and Redis`, function () {
+    this.timeout(120_000);
+    const cluster = `test${randomBytes(4).toString('hex')}`;
+    const nodes: Array<{ proc: ServerProcess; c2s: number; name: string }> = [];
+    const clients: Client[] = [];
+
+    const api = async (node: number, command: string, args: Record<string, unknown> = {}) => {
+      const res = await request(`http://127.0.0.1:${nodes[node]!.proc.port}/api/${command}`, { method: 'POST', body: JSON.stringify(args) });
+      return { status: res.status, body: JSON.parse(res.text) as any };
+    };
+    const startNode = async (index: number, sql: RawConfig) => {
+      const c2s = await freePort();
+      const name = `service@node${index + 1}`;
+      const proc = await spawnServer((port) => {
+        const config = openConfig(port);
+        (config.listen as any[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
+        return {
+          ...config,
+          ...sql,
+          node_name: name,
+          certfiles: [TLS_FIXTURE],
+          oauth_access: 'all',
+          api_permissions: { ...(config.api_permissions as object), 'token holders': { who: { oauth: { scope: 'status' } }, what: ['status'] } },
+          modules: {
+            mod_http_api: {},
+            mod_admin_extra: {},
+            mod_roster: {},
+            mod_presence: {},
+            mod_offline: {},
+            mod_private: {},
+            mod_cluster: { cluster, cookie: COOKIE, heartbeat_interval: 200, heartbeat_timeout: 1500 },
+          },
+        };
+      });
+      nodes[index] = { proc, c2s, name };
+    };
+    const connect = async (node: number, user: string) => {
+      const client = await loginTo(`xmpp://127.0.0.1:${nodes[node]!.c2s}`, { user, password: `${user}-pw` });
+      clients.push(client);
+      return client;
+    };
+
+    before(async () => {
+      const sql = serverSqlConfig(await database.settings(''));
+      await startNode(0, sql);
+      await startNode(1, sql);
+      for (const user of ['alice', 'bob', 'carol']) expect((await api(0, 'register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
+    });
+    after(async () => {
+      await stopAll(...clients);
+      for (const node of nodes) await node?.proc.cleanup();
+      await database.cleanup();
+    });
+
+    it('lists both nodes from either node, with a master', async () => {
+      for (const node of [0, 1]) expect((await api(node, 'list_cluster')).body).to.deep.equal(['service@node1', 'service@node2']);
+      const detailed = (await api(1, 'list_cluster_detailed')).body;
+      expect(detailed.map((n: any) => [n.name, n.running, n.master_node])).to.deep.equal([
+        ['service@node1', 'true', 'service@node1'],
+        ['service@node2', 'true', 'service@node1'],
+      ]);
+      expect((await api(1, 'get_master')).body).to.equal('service@node1');
+    });
+
+    it('delivers chat across nodes, to a full JID and to a bare JID', async () => {
+      const alice = await connect(0, 'alice');
+      const bob = await connect(1, 'bob');
+      await alice.send(xml('presence'));
+      await bob.send(xml('presence'));
+      const toBob = next(bob, (s) => s.name === 'message' && s.getChildText('body') === 'hello bob');
+      await alice.send(xml('message', { to: String((bob as any).jid), type: 'chat' }, xml('body', {}, 'hello bob')));
+      expect((await toBob).attrs.from).to.equal(String((alice as any).jid));
+      const toAlice = next(alice, (s) => s.name === 'message' && s.getChildText('body') === 'hello alice');
+      await bob.send(xml('message', { to: 'alice@localhost', type: 'chat' }, xml('body', {}, 'hello alice')));
+      expect((await toAlice).attrs.from).to.equal(String((bob as any).jid));
+    });
+
+    it('answers IQs across nodes and bounces one to a resource that is not there', async () => {
+      const [alice, bob] = clients as [Client, Client];
+      bob.iqCallee.get('urn:xmpp:ping', 'ping', () => ({}));
+      const answer = await alice.iqCaller.request(xml('iq', { type: 'get', to: String((bob as any).jid) }, xml('ping', { xmlns: 'urn:xmpp:ping' })));
+      expect(answer.attrs.type).to.equal('result');
+      const error = await alice.iqCaller.request(xml('iq', { type: 'get', to: 'bob@localhost/nowhere' }, xml('ping', { xmlns: 'urn:xmpp:ping' }))).catch((err: any) => err);
+      expect(error?.condition ?? error?.name).to.equal('service-unavailable');
+    });
+
+    it('counts and lists sessions cluster-wide from either node', async () => {
+      for (const node of [0, 1]) {
+        expect((await api(node, 'connected_users_number')).body).to.equal(2);
+        expect([...(await api(node, 'connected_users')).body].map((j: string) => j.split('/')[0]).sort()).to.deep.equal(['alice@localhost', 'bob@localhost']);
+      }
+    });
+
+    it('kicks a user connected to another node', async () => {
+      const carol = await connect(1, 'carol');
+      const kicked = new Promise<string>((resolve) => {
+        carol.on('error', (err: any) => resolve(`${err.condition}: ${err.text}`));
+        setTimeout(() => resolve('no stream error after 10 s'), 10_000);
+      });
+      const res = await api(0, 'kick_user', { user: 'carol', host: 'localhost' });
+      expect(res.body).to.equal('Kicked sessions: 1');
+      expect(await kicked).to.equal('policy-violation: Kicked by administrator');
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await api(0, 'connected_users_number')).body).to.equal(2);
+    });
+
+    it('gives the cookie to an administrator, and never writes it in a log', async () => {
+      expect((await api(0, 'get_cookie')).body).to.equal(COOKIE);
+      for (const node of nodes) expect(node.proc.output()).to.not.include(COOKIE);
+    });
+
+    it('forgets a changed password, a revoked token and a lifted ban on every node at once', async () => {
+      const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}@localhost:${password}`).toString('base64')}` });
+      const call = async (node: number, headers: Record<string, string>) =>
+        (await request(`http://127.0.0.1:${nodes[node]!.proc.port}/api/status`, { method: 'POST', headers, body: '{}' })).status;
+      // Node 2 verified carol's password (and caches it); node 1 changes it.
+      expect(await call(1, basic('carol', 'carol-pw'))).to.equal(200);
+      expect((await api(0, 'change_password', { user: 'carol', host: 'localhost', newpass: 'new-pw' })).status).to.equal(200);
+      expect(await call(1, basic('carol', 'carol-pw'))).to.equal(401);
+      expect(await call(1, basic('carol', 'new-pw'))).to.equal(200);
+      // A token node 2 has looked up is revoked on node 1.
+      const issued = (await api(0, 'oauth_issue_token', { jid: 'carol@localhost', ttl: 600, scopes: ['status'] })).body;
+      expect(await call(1, { authorization: `Bearer ${issued.token}` })).to.equal(200);
+      expect((await api(0, 'oauth_revoke_token', { token: issued.token })).status).to.equal(200);
+      expect(await call(1, { authorization: `Bearer ${issued.token}` })).to.equal(401);
+      // Node 2 knows carol is not banned (cached); node 1 bans her, then lifts the ban.
+      expect(await call(1, basic('carol', 'new-pw'))).to.equal(200);
+      expect((await api(0, 'ban_account', { user: 'carol', host: 'localhost', reason: 'spam' })).status).to.equal(200);
+      expect(await call(1, basic('carol', 'new-pw'))).to.equal(401);
+      expect((await api(0, 'unban_account', { user: 'carol', host: 'localhost' })).status).to.equal(200);
+      expect(await call(1, basic('carol', 'new-pw'))).to.equal(200);
+    });
+
+    it('removes a node killed with SIGKILL within the heartbeat timeout, and the other keeps serving', async () => {
+      const started = Date.now();
+      nodes[1]!.proc.child.kill('SIGKILL');
+      await nodes[1]!.proc.exited;
+      let listed: string[] = [];
+      while (Date.now() - started < 5000) {
+        listed = (await api(0, 'list_cluster')).body;
+        if (listed.length === 1) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(listed).to.deep.equal(['service@node1']);
+      // The dead node's sessions leave the directory once it is cleaned up after.
+      let count = 2;
+      while (Date.now() - started < 8000 && count !== 1) {
+        count = (await api(0, 'connected_users_number')).body;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(count).to.equal(1);
+      // A message for bob (gone with his node) goes to offline storage, and node1 still serves alice.
+      const alice = clients[0]!;
+      await alice.send(xml('message', { to: 'bob@localhost', type: 'chat' }, xml('body', {}, 'while you were gone')));
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await api(0, 'get_offline_count', { user: 'bob', host: 'localhost' })).body).to.equal(1);
+    });
+  });
+}
