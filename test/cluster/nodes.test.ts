@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { testDatabases } from '../support/databases.js';
 import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
 import { request, serverSqlConfig, type RawConfig } from '../support/server.js';
-import { TLS_FIXTURE, loginTo, next, stopAll, xml, type Client } from '../support/xmpp.js';
+import { TLS_FIXTURE, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
 
 const COOKIE = 'cluster-test-cookie';
 
@@ -44,6 +44,8 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
             mod_presence: {},
             mod_offline: {},
             mod_private: {},
+            mod_privacy: {},
+            mod_carboncopy: {},
             mod_cluster: { cluster, cookie: COOKIE, heartbeat_interval: 200, heartbeat_timeout: 1500 },
           },
         };
@@ -100,6 +102,51 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       expect(error?.condition ?? error?.name).to.equal('service-unavailable');
     });
 
+    it('carries presence subscriptions, roster pushes and presence broadcasts across nodes', async () => {
+      const [alice, bob] = clients as [Client, Client];
+      // alice (node 1) subscribes to bob (node 2) and the other way round: both get roster pushes and presence.
+      // Roster pushes go to interested resources (RFC 6121 §2.1.6): alice asks for her roster first.
+      await alice.iqCaller.request(xml('iq', { type: 'get' }, xml('query', { xmlns: 'jabber:iq:roster' })));
+      const pushToAlice = next(alice, (s) => s.is('iq') && s.attrs.type === 'set' && s.getChild('query', 'jabber:iq:roster')?.getChild('item')?.attrs.jid === 'bob@localhost');
+      await subscribe(alice, 'alice@localhost', bob, 'bob@localhost').catch((err) => {
+        throw new Error(`alice subscribing to bob: ${err.message}`);
+      });
+      await pushToAlice.catch((err) => {
+        throw new Error(`roster push to alice: ${err.message}`);
+      });
+      await subscribe(bob, 'bob@localhost', alice, 'alice@localhost').catch((err) => {
+        throw new Error(`bob subscribing to alice: ${err.message}`);
+      });
+      const away = next(alice, (s) => s.is('presence') && s.attrs.from === String((bob as any).jid) && s.getChildText('show') === 'away');
+      await bob.send(xml('presence', {}, xml('show', {}, 'away')));
+      await away;
+    });
+
+    it('sends carbons of a message to the resources of the account on other nodes', async () => {
+      const [alice, bob] = clients as [Client, Client];
+      const alice2 = await connect(1, 'alice');
+      clients.splice(2, 0); // (kept in clients for cleanup by connect)
+      for (const c of [alice, alice2]) await c.iqCaller.request(xml('iq', { type: 'set' }, xml('enable', { xmlns: 'urn:xmpp:carbons:2' })));
+      await alice2.send(xml('presence', { }, xml('priority', {}, '-1')));
+      const carbon = next(alice2, (s) => s.is('message') && s.getChild('received', 'urn:xmpp:carbons:2') !== undefined);
+      await bob.send(xml('message', { to: String((alice as any).jid), type: 'chat' }, xml('body', {}, 'carbon me')));
+      const forwarded = (await carbon).getChild('received', 'urn:xmpp:carbons:2')!.getChild('forwarded', 'urn:xmpp:forward:0')!.getChild('message')!;
+      expect(forwarded.getChildText('body')).to.equal('carbon me');
+      await alice2.stop();
+    });
+
+    it('delivers on another node what was stored offline on this one', async () => {
+      const [alice] = clients as [Client];
+      await alice.send(xml('message', { to: 'carol@localhost', type: 'chat' }, xml('body', {}, 'stored for carol')));
+      await new Promise((r) => setTimeout(r, 300));
+      const carol = await loginTo(`xmpp://127.0.0.1:${nodes[1]!.c2s}`, { user: 'carol', password: 'carol-pw' });
+      const stored = next(carol, (s) => s.is('message') && s.getChildText('body') === 'stored for carol');
+      await carol.send(xml('presence'));
+      await stored;
+      await carol.stop();
+      await new Promise((r) => setTimeout(r, 300));
+    });
+
     it('counts and lists sessions cluster-wide from either node', async () => {
       for (const node of [0, 1]) {
         expect((await api(node, 'connected_users_number')).body).to.equal(2);
@@ -129,22 +176,34 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}@localhost:${password}`).toString('base64')}` });
       const call = async (node: number, headers: Record<string, string>) =>
         (await request(`http://127.0.0.1:${nodes[node]!.proc.port}/api/status`, { method: 'POST', headers, body: '{}' })).status;
+      /**
+       * The other node's answer right after a change: the change's command returns once Redis has the news,
+       * which reaches the other node within milliseconds; a stale answer for longer than 500 ms fails.
+       */
+      const soon = async (node: number, headers: Record<string, string>, expected: number) => {
+        const deadline = Date.now() + 500;
+        for (;;) {
+          const status = await call(node, headers);
+          if (status === expected || Date.now() > deadline) return status;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
       // Node 2 verified carol's password (and caches it); node 1 changes it.
       expect(await call(1, basic('carol', 'carol-pw'))).to.equal(200);
       expect((await api(0, 'change_password', { user: 'carol', host: 'localhost', newpass: 'new-pw' })).status).to.equal(200);
-      expect(await call(1, basic('carol', 'carol-pw'))).to.equal(401);
+      expect(await soon(1, basic('carol', 'carol-pw'), 401)).to.equal(401);
       expect(await call(1, basic('carol', 'new-pw'))).to.equal(200);
       // A token node 2 has looked up is revoked on node 1.
       const issued = (await api(0, 'oauth_issue_token', { jid: 'carol@localhost', ttl: 600, scopes: ['status'] })).body;
       expect(await call(1, { authorization: `Bearer ${issued.token}` })).to.equal(200);
       expect((await api(0, 'oauth_revoke_token', { token: issued.token })).status).to.equal(200);
-      expect(await call(1, { authorization: `Bearer ${issued.token}` })).to.equal(401);
+      expect(await soon(1, { authorization: `Bearer ${issued.token}` }, 401)).to.equal(401);
       // Node 2 knows carol is not banned (cached); node 1 bans her, then lifts the ban.
       expect(await call(1, basic('carol', 'new-pw'))).to.equal(200);
       expect((await api(0, 'ban_account', { user: 'carol', host: 'localhost', reason: 'spam' })).status).to.equal(200);
-      expect(await call(1, basic('carol', 'new-pw'))).to.equal(401);
+      expect(await soon(1, basic('carol', 'new-pw'), 401)).to.equal(401);
       expect((await api(0, 'unban_account', { user: 'carol', host: 'localhost' })).status).to.equal(200);
-      expect(await call(1, basic('carol', 'new-pw'))).to.equal(200);
+      expect(await soon(1, basic('carol', 'new-pw'), 200)).to.equal(200);
     });
 
     it('removes a node killed with SIGKILL within the heartbeat timeout, and the other keeps serving', async () => {

@@ -87,9 +87,9 @@ export class AccountService {
   }
 
   /** Forgets the account's verified passwords here and on every node. */
-  #forgetCredentials(account: { user: string; host: string }): void {
+  async #forgetCredentials(account: { user: string; host: string }): Promise<void> {
     this.#cache.invalidate(account.user, account.host);
-    this.#caches?.changed(CREDENTIALS_CACHE, `${account.user}@${account.host}`);
+    await this.#caches?.changed(CREDENTIALS_CACHE, `${account.user}@${account.host}`);
   }
 
   async register(user: string, host: string, password: string): Promise<void> {
@@ -118,7 +118,7 @@ export class AccountService {
     const account = this.#account(user, host);
     const deleted = await this.#db()(USERS_TABLE).where({ host: account.host, username: account.user }).delete();
     if (!deleted) throw accountMissing(account);
-    this.#forgetCredentials(account);
+    await this.#forgetCredentials(account);
     this.#logger.info({ user: account.user, host: account.host }, 'account removed');
     await this.#hooks.run('remove_user', account.user, account.host);
   }
@@ -196,7 +196,7 @@ export class AccountService {
     const columns = await this.#credentialColumns(password);
     const updated = await this.#db()(USERS_TABLE).where({ host: account.host, username: account.user }).update(columns);
     if (!updated) throw accountMissing(account);
-    this.#forgetCredentials(account);
+    await this.#forgetCredentials(account);
     this.#logger.info({ user: account.user, host: account.host }, 'password changed');
   }
 

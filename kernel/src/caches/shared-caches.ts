@@ -13,9 +13,9 @@ export class SharedCaches implements CachesApi {
 
   constructor(private readonly hooks: HookBus) {}
 
-  changed(cache: string, key?: string): void {
+  async changed(cache: string, key?: string): Promise<void> {
     // Telling other nodes is best effort: the cluster module logs what it cannot send.
-    this.hooks.run('cache_invalidated', cache, key).catch(() => undefined);
+    await this.hooks.run('cache_invalidated', cache, key).catch(() => undefined);
   }
 
   invalidateLocal(cache: string, key?: string): void {

@@ -105,9 +105,9 @@ export class TokenService {
   }
 
   /** Forgets a token's look-up here and on every node (revoked, consumed). */
-  #forget(hash: string): void {
+  async #forget(hash: string): Promise<void> {
     this.#cache.delete(hash);
-    this.caches?.changed(TOKENS_CACHE, hash);
+    await this.caches?.changed(TOKENS_CACHE, hash);
   }
 
   /** The lifetime a request gets: its ttl (when given) capped by oauth_expire, in seconds. */
@@ -183,7 +183,7 @@ export class TokenService {
       payload: JSON.stringify(rest),
     };
     await this.db()(TOKENS_TABLE).insert(row).onConflict('token_hash').merge(['scope', 'expires_at', 'payload']);
-    this.#forget(hash);
+    await this.#forget(hash);
     if (kind !== 'refresh') {
       this.logger.info({ tokenId: row.id, kind, owner: account ? `${account.user}@${account.host}` : undefined, client: row.client_id, scopes: row.scope }, 'OAuth token issued');
     }
@@ -203,7 +203,7 @@ export class TokenService {
     if (!row?.payload) return;
     const payload = { ...(JSON.parse(row.payload) as ProviderTokenPayload), consumed: Math.floor(Date.now() / 1000) };
     await this.db()(TOKENS_TABLE).where({ token_hash: hash }).update({ payload: JSON.stringify(payload) });
-    this.#forget(hash);
+    await this.#forget(hash);
   }
 
   /** The record of a token by its value, expired or not, bypassing the cache (revocation, introspection). */
@@ -216,7 +216,7 @@ export class TokenService {
   async revokeValue(value: string): Promise<boolean> {
     const hash = tokenHash(value);
     const deleted = await this.db()(TOKENS_TABLE).where({ token_hash: hash }).delete();
-    this.#forget(hash);
+    await this.#forget(hash);
     return deleted > 0;
   }
 
@@ -229,7 +229,7 @@ export class TokenService {
     const row = rows.find((r) => r.token_hash === hash || r.id === tokenOrId);
     if (!row) return false;
     await this.db()(TOKENS_TABLE).where({ token_hash: row.token_hash }).delete();
-    this.#forget(row.token_hash);
+    await this.#forget(row.token_hash);
     this.logger.info({ tokenHashPrefix: row.token_hash.slice(0, 8) }, 'OAuth token revoked');
     return true;
   }
@@ -244,7 +244,7 @@ export class TokenService {
     const rows: Array<Pick<Row, 'token_hash'>> = await query.clone().select('token_hash');
     if (!rows.length) return 0;
     await this.db()(TOKENS_TABLE).whereIn('token_hash', rows.map((r) => r.token_hash)).delete();
-    for (const row of rows) this.#forget(row.token_hash);
+    for (const row of rows) await this.#forget(row.token_hash);
     return rows.length;
   }
 

@@ -27,7 +27,7 @@ export default defineModule({
   migrations: PRIVACY_MIGRATIONS,
   start(ctx) {
     const { xmpp } = ctx.services;
-    const store = new PrivacyStore(() => ctx.db);
+    const store = new PrivacyStore(() => ctx.db, ctx.services.caches);
     const roster = () => ctx.find(rosterService);
     const requests = new PrivacyRequests(store, xmpp.sessions, new ListPushes(xmpp.sessions, xmpp.router), roster);
     const enforcement = new PrivacyEnforcement(store, xmpp.sessions, xmpp.router, roster);
@@ -66,6 +66,7 @@ export default defineModule({
         { hook: 'remove_user', handler: (user, host) => store.removeAccount(account(user, host)) },
         { hook: 'clear_cache', handler: () => store.clearCache() },
       ],
+      stop: () => store.leave(),
     };
   },
 });

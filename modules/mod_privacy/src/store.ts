@@ -4,7 +4,7 @@
  * What the cache holds is replaced, never mutated, so a reader always sees a whole state. Writes of one
  * account run one at a time.
  */
-import { KeyedLock, insertRows, retryingTransaction, type Knex } from '@service/plugin-api';
+import { KeyedLock, insertRows, retryingTransaction, type CachesApi, type Knex } from '@service/plugin-api';
 import { Jid } from '@service/plugin-api';
 import { DEFAULTS_TABLE, ITEMS_TABLE } from './migrations.js';
 import type { AccountPrivacy, ItemType, PrivacyItem, PrivacyList, StanzaKind } from './model.js';
@@ -28,12 +28,22 @@ interface ItemRow {
   [kindColumn: string]: unknown;
 }
 
+/** The privacy cache's name among the shared caches: a list changed on one node applies on every node. */
+export const PRIVACY_CACHE = 'privacy_lists';
+
 export class PrivacyStore {
   readonly #cache = new Map<string, Promise<AccountPrivacy>>();
   /** Writes of one account run one at a time. */
   readonly #writes = new KeyedLock();
+  /** Leaves the shared caches (when the module stops). */
+  readonly leave: () => void;
 
-  constructor(private readonly db: () => Knex) {}
+  constructor(
+    private readonly db: () => Knex,
+    private readonly caches: CachesApi,
+  ) {
+    this.leave = caches.register(PRIVACY_CACHE, (bare) => (bare === undefined ? this.#cache.clear() : this.#cache.delete(bare)));
+  }
 
   account(account: Jid): Promise<AccountPrivacy> {
     let cached = this.#cache.get(account.bare);
@@ -84,6 +94,7 @@ export class PrivacyStore {
       await db(ITEMS_TABLE).where(keyOf(account)).delete();
       await db(DEFAULTS_TABLE).where(keyOf(account)).delete();
       this.#cache.delete(account.bare);
+      await this.caches.changed(PRIVACY_CACHE, account.bare);
     });
   }
 
@@ -101,6 +112,8 @@ export class PrivacyStore {
         // The database may or may not have changed: read it again next time.
         this.#cache.delete(account.bare);
         throw err;
+      } finally {
+        await this.caches.changed(PRIVACY_CACHE, account.bare);
       }
     });
   }

@@ -5,8 +5,12 @@
  * reports is applied with `invalidateLocal`, which runs the caches' drop functions and tells nobody.
  */
 export interface CachesApi {
-  /** A cache of this node dropped `key` (every entry when undefined): other nodes must drop it too. */
-  changed(cache: string, key?: string): void;
+  /**
+   * A cache of this node dropped `key` (every entry when undefined): other nodes must drop it too. Resolves
+   * once the news is on its way (a cluster module published it), so a command that changed something
+   * returns after the other nodes were told; never rejects.
+   */
+  changed(cache: string, key?: string): Promise<void>;
   /** Another node dropped `key` of `cache` (`*`: every cache): drop it here, without telling anyone. */
   invalidateLocal(cache: string, key?: string): void;
   /** Joins a cache, so that invalidations from other nodes reach it. Returns what leaves it (on a module's stop). */

@@ -61,21 +61,21 @@ export class BanRecords {
   async write(storage: ClaimedNamespace, account: AccountKey, ban: BanDetails): Promise<void> {
     await storage.set(account.user, account.host, x('banned', { xmlns: NS_BANNED }, ...BAN_FIELDS.map((name) => x(name, {}, ban[name]))));
     this.#remember(account, ban);
-    this.caches.changed(BANS_CACHE, key(account));
+    await this.caches.changed(BANS_CACHE, key(account));
   }
 
   /** Removes the ban; false when there was none. */
   async remove(storage: ClaimedNamespace, account: AccountKey): Promise<boolean> {
     const removed = await storage.delete(account.user, account.host);
     this.#remember(account, undefined);
-    this.caches.changed(BANS_CACHE, key(account));
+    await this.caches.changed(BANS_CACHE, key(account));
     return removed;
   }
 
   /** Drops what is known of the account: it was removed, and a new account of that name is not banned. */
-  forget(account: AccountKey): void {
+  forget(account: AccountKey): Promise<void> {
     this.#cache.delete(key(account));
-    this.caches.changed(BANS_CACHE, key(account));
+    return this.caches.changed(BANS_CACHE, key(account));
   }
 
   #remember(account: AccountKey, ban: BanDetails | undefined): void {
