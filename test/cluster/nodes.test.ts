@@ -58,11 +58,13 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       return client;
     };
 
+    let sql: RawConfig;
+
     before(async () => {
-      const sql = serverSqlConfig(await database.settings(''));
+      sql = serverSqlConfig(await database.settings(''));
       await startNode(0, sql);
       await startNode(1, sql);
-      for (const user of ['alice', 'bob', 'carol']) expect((await api(0, 'register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
+      for (const user of ['alice', 'bob', 'carol', 'dave']) expect((await api(0, 'register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
     });
     after(async () => {
       await stopAll(...clients);
@@ -229,6 +231,31 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       await alice.send(xml('message', { to: 'bob@localhost', type: 'chat' }, xml('body', {}, 'while you were gone')));
       await new Promise((r) => setTimeout(r, 300));
       expect((await api(0, 'get_offline_count', { user: 'bob', host: 'localhost' })).body).to.equal(1);
+    });
+
+    it('takes a running node out with leave_cluster: it serves alone and is no longer listed', async () => {
+      await startNode(2, sql);
+      expect((await api(0, 'list_cluster')).body).to.deep.equal(['service@node1', 'service@node3']);
+      const dave = await connect(2, 'dave');
+      expect((await api(0, 'connected_users_number')).body).to.equal(2);
+      // Leaving the node that runs the command is for servicectl on it only.
+      expect((await api(2, 'leave_cluster', { node: 'service@node3' })).status).to.equal(403);
+      expect((await api(0, 'leave_cluster', { node: 'service@node3' })).status).to.equal(200);
+      const deadline = Date.now() + 5000;
+      let listed: string[] = [];
+      while (Date.now() < deadline) {
+        listed = (await api(0, 'list_cluster')).body;
+        if (listed.length === 1) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(listed).to.deep.equal(['service@node1']);
+      expect((await api(0, 'connected_users_number')).body).to.equal(1);
+      const alone = await api(2, 'list_cluster');
+      expect(alone.status).to.equal(422);
+      expect(alone.body.message).to.match(/left the cluster/);
+      // It still serves its own client.
+      const roster = await dave.iqCaller.request(xml('iq', { type: 'get' }, xml('query', { xmlns: 'jabber:iq:roster' })));
+      expect(roster.attrs.type).to.equal('result');
     });
   });
 }

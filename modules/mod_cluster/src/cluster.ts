@@ -14,6 +14,7 @@ import {
   type C2SSession,
   type Logger,
   type ServerServices,
+  type SessionSource,
   type StreamErrorCondition,
   type XmlElement,
 } from '@service/plugin-api';
@@ -82,8 +83,45 @@ export class ClusterNode implements ClusterApi, Peers {
     this.#liveTimer.unref();
   }
 
+  /** Whether this node left the cluster (leave_cluster) and now serves alone until mod_cluster restarts. */
+  #left = false;
+
+  /** Whether this node is in the cluster (it did not leave). */
+  get member(): boolean {
+    return !this.#left;
+  }
+
+  /** The other nodes' sessions, as the server's session source: none once this node left. */
+  readonly source: SessionSource = {
+    get: (full) => (this.member ? this.directory.get(full) : Promise.resolve(undefined)),
+    byAccount: (bare) => (this.member ? this.directory.byAccount(bare) : Promise.resolve([])),
+    accounts: () => (this.member ? this.directory.accounts() : Promise.resolve([])),
+    all: () => (this.member ? this.directory.all() : Promise.resolve([])),
+    count: () => (this.member ? this.directory.count() : Promise.resolve(0)),
+    countHost: (host) => (this.member ? this.directory.countHost(host) : Promise.resolve(0)),
+  };
+
+  /** leave_cluster for this node: out of the cluster, still serving its own clients. */
+  async leave(): Promise<void> {
+    if (this.#left) return;
+    await this.stop();
+    this.#left = true;
+    this.logger.notice({ node: this.node }, 'node %s left the cluster: it serves its own clients alone until mod_cluster restarts', this.node);
+  }
+
+  /** leave_cluster for another node: a running one is told to leave; a dead one is cleaned up after now. */
+  async removeMember(node: string, alive: boolean): Promise<void> {
+    if (alive) {
+      await this.#inbox.send(node, { kind: 'leave', to: node });
+      return;
+    }
+    await this.#cleanUpAfter(node);
+    await this.#membership.forget(node);
+  }
+
   /** Leaves the cluster: this node's sessions leave the directory, its record and heartbeat go. */
   async stop(): Promise<void> {
+    if (this.#left) return;
     clearInterval(this.#liveTimer);
     try {
       await this.directory.removeNode(this.node);
@@ -146,6 +184,11 @@ export class ClusterNode implements ClusterApi, Peers {
   // What other nodes ask of this one.
 
   async #handle(entry: InboxEntry): Promise<void> {
+    if (entry.kind === 'leave') {
+      // After this entry is handled: the inbox loop stops with the rest.
+      setImmediate(() => void this.leave());
+      return;
+    }
     const session = await this.#localSession(entry.to);
     if (entry.kind === 'close') {
       if (session) await this.services.xmpp.kick(session, new StreamError(entry.condition as StreamErrorCondition, entry.text || undefined));

@@ -4,7 +4,7 @@
  * is in the cluster whose Redis URL, name and cookie its configuration gives, so joining is configuring
  * (join_cluster checks that the named node is a live member and says so).
  */
-import { badArgument, defineCommand, failed, notFound, type HandlersFor, type ServerServices } from '@service/plugin-api';
+import { CommandError, badArgument, defineCommand, failed, notFound, type HandlersFor, type ServerServices } from '@service/plugin-api';
 import type { ClusterNode } from './cluster.js';
 
 const nodeArg = { name: 'node', type: 'string', desc: 'A node name, as list_cluster shows it', example: 'service@node2' } as const;
@@ -88,16 +88,33 @@ export const clusterCommands = [
     result: { name: 'res', type: 'restuple' },
     examples: [{ args: { node: 'service@node2' }, result: 'service@node2 is in the cluster of this node (service@node1)' }],
   }),
+  defineCommand({
+    name: 'leave_cluster',
+    tags: ['cluster'],
+    desc: 'Remove and shutdown Node from the running cluster',
+    longdesc:
+      "Takes a node out of the cluster: its sessions leave the directory, its record and heartbeat go, and it stops routing to and from the other nodes; it keeps serving its own clients alone, and nothing is moved (the SQL data is shared). " +
+      'A running node is told to leave; a dead one is cleaned up after. Leaving the node that runs the command is only possible from servicectl on that node (403 elsewhere). ' +
+      'It joins again when mod_cluster restarts (reload_config, restart). 404 when the node is not a member.',
+    args: [nodeArg],
+    result: { name: 'res', type: 'rescode' },
+    examples: [{ args: { node: 'service@node2' }, result: 0 }],
+  }),
 ] as const;
 
 export function clusterHandlers(cluster: ClusterNode, services: ServerServices): HandlersFor<typeof clusterCommands> {
+  const member = () => {
+    if (!cluster.member) throw failed(`this node (${cluster.node}) left the cluster with leave_cluster; it joins again when mod_cluster restarts`);
+  };
   const running = async (node: string) => {
+    member();
     const members = await cluster.members();
     if (!members.some((m) => m.name === node && m.alive)) throw notFound(`node ${node} is not a running member of this cluster (running: ${members.filter((m) => m.alive).map((m) => m.name).join(', ') || 'none'})`);
   };
   return {
-    list_cluster: async () => (await cluster.members()).filter((m) => m.alive).map((m) => m.name),
+    list_cluster: async () => (member(), await cluster.members()).filter((m) => m.alive).map((m) => m.name),
     list_cluster_detailed: async () => {
+      member();
       const master = (await cluster.master()) ?? 'none';
       const members = await cluster.members();
       const out = [];
@@ -116,7 +133,7 @@ export function clusterHandlers(cluster: ClusterNode, services: ServerServices):
       }
       return out;
     },
-    get_master: async () => (await cluster.master()) ?? 'none',
+    get_master: async () => (member(), (await cluster.master()) ?? 'none'),
     set_master: async ({ nodename }) => {
       if (!nodename) throw badArgument('nodename', "argument 'nodename' is empty: give a node name or `self`");
       const node = nodename === 'self' ? cluster.node : nodename;
@@ -128,6 +145,17 @@ export function clusterHandlers(cluster: ClusterNode, services: ServerServices):
       if (node === cluster.node) throw failed(`${node} is this node: name another member`);
       await running(node);
       return `This node (${cluster.node}) is in the cluster of ${node}`;
+    },
+    leave_cluster: async ({ node }, call) => {
+      if (node === cluster.node) {
+        if (call.caller.frontend !== 'service_ctl') throw new CommandError('forbidden', `leave_cluster for this node (${node}) runs only from servicectl on it`);
+        await cluster.leave();
+        return;
+      }
+      member();
+      const target = (await cluster.members()).find((m) => m.name === node);
+      if (!target) throw notFound(`node ${node} is not a member of this cluster`);
+      await cluster.removeMember(node, target.alive);
     },
     join_cluster_here: async ({ node }) => {
       if (node === cluster.node) throw failed(`${node} is this node: name another member`);

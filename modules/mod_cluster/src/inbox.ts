@@ -12,7 +12,9 @@ import type { ClusterKeys } from './keys.js';
 export type InboxEntry =
   | { readonly kind: 'deliver'; readonly to: string; readonly xml: string }
   | { readonly kind: 'send'; readonly to: string; readonly xml: string }
-  | { readonly kind: 'close'; readonly to: string; readonly condition: string; readonly text: string };
+  | { readonly kind: 'close'; readonly to: string; readonly condition: string; readonly text: string }
+  /** The node is asked to leave the cluster (leave_cluster run on another node). */
+  | { readonly kind: 'leave'; readonly to: string };
 
 /** The most entries a node's inbox keeps; beyond that the oldest go (a node that long behind is dead). */
 const MAX_LENGTH = 1_000_000;
@@ -90,5 +92,6 @@ function entryOf(fields: string[]): InboxEntry | undefined {
   for (let i = 0; i + 1 < fields.length; i += 2) map[fields[i]!] = fields[i + 1]!;
   if ((map.kind === 'deliver' || map.kind === 'send') && map.to && map.xml !== undefined) return { kind: map.kind, to: map.to, xml: map.xml };
   if (map.kind === 'close' && map.to) return { kind: 'close', to: map.to, condition: map.condition ?? 'reset', text: map.text ?? '' };
+  if (map.kind === 'leave' && map.to) return { kind: 'leave', to: map.to };
   return undefined;
 }

@@ -43,21 +43,22 @@ export default defineModule({
       ctx.logger,
     );
     await cluster.start();
-    const local = (session: Parameters<typeof services.xmpp.isLocal>[0]) => services.xmpp.isLocal(session);
+    // What this node publishes: its own sessions, while it is a member (leave_cluster makes it serve alone).
+    const local = (session: Parameters<typeof services.xmpp.isLocal>[0]) => cluster.member && services.xmpp.isLocal(session);
     const hooks: HookRegistration[] = [
       // Published once bound, before anything is routed to it from another node.
       { hook: 'c2s_session_bound', handler: (session) => (local(session) ? cluster.directory.publish(session) : undefined), priority: 10 },
       { hook: 'c2s_presence_changed', handler: (session) => (local(session) ? cluster.directory.update(session) : undefined) },
       { hook: 'c2s_session_closed', handler: (session) => (local(session) ? cluster.directory.unpublish(session) : undefined), priority: 10 },
       // What a cache of this node forgets, every node forgets: a password changed here, a token revoked, a ban.
-      { hook: 'cache_invalidated', handler: (cache, key) => cluster.invalidations.publish(cache, key) },
-      { hook: 'clear_cache', handler: () => cluster.invalidations.publish('*') },
+      { hook: 'cache_invalidated', handler: (cache, key) => (cluster.member ? cluster.invalidations.publish(cache, key) : undefined) },
+      { hook: 'clear_cache', handler: () => (cluster.member ? cluster.invalidations.publish('*') : undefined) },
     ];
     return {
       handlers: clusterHandlers(cluster, services),
       hooks,
       services: [provide(clusterService, cluster)],
-      xmpp: { sessionSources: [cluster.directory] },
+      xmpp: { sessionSources: [cluster.source] },
       stop: () => cluster.stop(),
     };
   },

@@ -60,6 +60,11 @@ export class Membership {
     this.logger.notice({ node: this.node.name }, 'node %s left the cluster', this.node.name);
   }
 
+  /** Drops another node's record (leave_cluster of a dead node). */
+  async forget(node: string): Promise<void> {
+    await this.redis.multi().hdel(this.keys.nodes, node).del(this.keys.alive(node)).exec();
+  }
+
   stop(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
