@@ -152,6 +152,9 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
     it('counts and lists sessions cluster-wide from either node', async () => {
       for (const node of [0, 1]) {
         expect((await api(node, 'connected_users_number')).body).to.equal(2);
+        expect((await api(node, 'stats', { name: 'onlineusers' })).body).to.equal(2);
+        expect((await api(node, 'stats', { name: 'onlineusersnode' })).body).to.equal(1);
+        expect((await api(node, 'connected_users_info')).body).to.have.length(2);
         expect([...(await api(node, 'connected_users')).body].map((j: string) => j.split('/')[0]).sort()).to.deep.equal(['alice@localhost', 'bob@localhost']);
       }
     });
