@@ -3,8 +3,10 @@
  * sessions, all from its own 127.0.0.x source address, and does what the parent asks over IPC:
  *
  *   init     the server's port, the domain, the shared password, TLS or not, the source address
- *   connect  log in the given accounts at a concurrency and keep the sessions; report each login's time
- *   chat     pair the held sessions (2i sends to 2i+1's full JID) and send at a fixed rate per sender for a
+ *   connect  log in the given accounts at a concurrency (to init's port or another) and keep the sessions;
+ *            report each login's time
+ *   chat     pair the held sessions (2i sends to 2i+1's full JID, or the first half to the second) and send
+ *            at a fixed rate per sender for a
  *            warm-up and a measured window; report the latency of each message sent in the window
  *   close    close every held session
  *   exit
@@ -16,8 +18,10 @@ import { BenchClient, now } from './client.js';
 
 export type WorkerCommand =
   | { type: 'init'; id: number; port: number; domain: string; password: string; localAddress: string; tls: boolean; caFile: string }
-  | { type: 'connect'; id: number; users: string[]; resource: string; concurrency: number }
-  | { type: 'chat'; id: number; pairs: number; ratePerSender: number; warmupMs: number; durationMs: number; drainMs: number }
+  /** `port`: another server than init's (a cluster's other node). */
+  | { type: 'connect'; id: number; users: string[]; resource: string; concurrency: number; port?: number }
+  /** `halves`: the first `pairs` held sessions send to the next `pairs` (e.g. on another node), not 2i to 2i+1. */
+  | { type: 'chat'; id: number; pairs: number; ratePerSender: number; warmupMs: number; durationMs: number; drainMs: number; halves?: boolean }
   | { type: 'close'; id: number }
   | { type: 'exit'; id: number };
 
@@ -81,7 +85,7 @@ async function connect(command: Extract<WorkerCommand, { type: 'connect' }>): Pr
     while (next < command.users.length) {
       const user = command.users[next++]!;
       const client = new BenchClient({
-        port: s.port,
+        port: command.port ?? s.port,
         domain: s.domain,
         user,
         password: s.password,
@@ -106,8 +110,8 @@ async function connect(command: Extract<WorkerCommand, { type: 'connect' }>): Pr
 
 async function chat(command: Extract<WorkerCommand, { type: 'chat' }>): Promise<ChatResult> {
   if (held.length < command.pairs * 2) throw new Error(`chat needs ${command.pairs * 2} sessions, this worker holds ${held.length}`);
-  const senders = Array.from({ length: command.pairs }, (_, i) => held[2 * i]!);
-  const receivers = Array.from({ length: command.pairs }, (_, i) => held[2 * i + 1]!);
+  const senders = Array.from({ length: command.pairs }, (_, i) => held[command.halves ? i : 2 * i]!);
+  const receivers = Array.from({ length: command.pairs }, (_, i) => held[command.halves ? command.pairs + i : 2 * i + 1]!);
   const start = now();
   const windowStart = start + command.warmupMs;
   const windowEnd = windowStart + command.durationMs;

@@ -212,6 +212,10 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
     });
 
     it('removes a node killed with SIGKILL within the heartbeat timeout, and the other keeps serving', async () => {
+      // alice (node 1) is subscribed to bob (node 2): she is told once that bob went away with his node.
+      const alice0 = clients[0]!;
+      const bobJid = String((clients[1] as any).jid);
+      const unavailable = next(alice0, (s) => s.is('presence') && s.attrs.type === 'unavailable' && s.attrs.from === bobJid, 10_000);
       const started = Date.now();
       nodes[1]!.proc.child.kill('SIGKILL');
       await nodes[1]!.proc.exited;
@@ -229,6 +233,7 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(count).to.equal(1);
+      await unavailable;
       // A message for bob (gone with his node) goes to offline storage, and node1 still serves alice.
       const alice = clients[0]!;
       await alice.send(xml('message', { to: 'bob@localhost', type: 'chat' }, xml('body', {}, 'while you were gone')));

@@ -29,7 +29,10 @@ export class PresenceBroadcast {
   async unavailable(session: C2SSession, presence: XmlElement): Promise<void> {
     const state = presenceOf(session);
     const targets = new Map<string, Jid>();
-    if (state.announced) for (const target of await this.#audience(session)) targets.set(target.full, target);
+    // Another node's session (a cluster's, ended by the node that cleans up after its dead node) was announced
+    // there, not here: its availability says whether its subscribers were told.
+    const announced = state.announced || (!this.xmpp.isLocal(session) && session.available);
+    if (announced) for (const target of await this.#audience(session)) targets.set(target.full, target);
     for (const [full, recipient] of state.directed) {
       // A subscriber's bare JID already reaches every resource of it.
       if (!targets.has(recipient.bare)) targets.set(full, recipient);
