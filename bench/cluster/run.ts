@@ -85,7 +85,7 @@ async function main(): Promise<void> {
         certfiles: [TLS_CERT],
         listen: [
           { port: node.http, ip: '127.0.0.1', module: 'service_http', request_handlers: { '/api': 'mod_http_api' } },
-          { port: node.c2s, ip: '127.0.0.1', module: 'service_c2s', starttls: true },
+          { port: node.c2s, ip: '127.0.0.1', module: 'service_c2s', starttls: true, starttls_required: false },
         ],
         acl: { loopback: { ip: ['127.0.0.0/8'] } },
         api_permissions: { 'loopback admin': { who: { acl: 'loopback' }, what: '*' } },
