@@ -52,9 +52,22 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       });
       nodes[index] = { proc, c2s, name };
     };
+    /**
+     * Logs a client in on a node and waits until the other running nodes see its session: a node learns of
+     * another node's sessions from its announcements, within milliseconds (docs/cluster.md).
+     */
     const connect = async (node: number, user: string) => {
       const client = await loginTo(`xmpp://127.0.0.1:${nodes[node]!.c2s}`, { user, password: `${user}-pw` });
       clients.push(client);
+      const full = String((client as any).jid);
+      for (const [other] of nodes.entries()) {
+        if (other === node || nodes[other]!.proc.child.exitCode !== null || nodes[other]!.proc.child.signalCode !== null) continue;
+        const deadline = Date.now() + 2000;
+        while (!((await api(other, 'connected_users')).body as string[]).includes(full)) {
+          if (Date.now() > deadline) throw new Error(`node ${other + 1} does not see ${full} 2 s after it bound`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }
       return client;
     };
 

@@ -21,6 +21,7 @@ import {
 import { ClusterDirectory } from './directory.js';
 import { Inbox, type InboxEntry } from './inbox.js';
 import { Invalidations } from './invalidations.js';
+import { DirectoryMirror } from './mirror.js';
 import { ClusterKeys } from './keys.js';
 import { Membership } from './membership.js';
 import type { ClusterApi, ClusterMember } from './public-api.js';
@@ -46,6 +47,8 @@ export class ClusterNode implements ClusterApi, Peers {
   readonly #membership: Membership;
   readonly #inbox: Inbox;
   readonly invalidations: Invalidations;
+  readonly #mirror: DirectoryMirror;
+  readonly #events: Redis;
   /** Nodes whose heartbeat was current at the last look (refreshed each heartbeat). */
   #live = new Set<string>();
   #liveTimer?: NodeJS.Timeout;
@@ -59,7 +62,10 @@ export class ClusterNode implements ClusterApi, Peers {
     const keys = new ClusterKeys(settings.cluster);
     this.#redis = openRedis(settings.redisUrl, 'commands', logger);
     this.#blocking = openRedis(settings.redisUrl, 'inbox', logger);
-    this.directory = new ClusterDirectory(this.#redis, keys, this.node, this);
+    // One subscriber connection for both channels: directory changes and cache invalidations.
+    this.#events = openRedis(settings.redisUrl, 'events', logger);
+    this.#mirror = new DirectoryMirror(this.#redis, this.#events, keys, this.node, logger);
+    this.directory = new ClusterDirectory(this.#redis, keys, this.node, this, this.#mirror);
     this.#membership = new Membership(
       this.#redis,
       keys,
@@ -70,14 +76,16 @@ export class ClusterNode implements ClusterApi, Peers {
       logger,
     );
     this.#inbox = new Inbox(this.#redis, this.#blocking, keys, this.node, (entry) => this.#handle(entry), logger);
-    this.invalidations = new Invalidations(this.#redis, openRedis(settings.redisUrl, 'events', logger), keys, this.node, services.caches, logger);
+    this.invalidations = new Invalidations(this.#redis, this.#events, keys, this.node, services.caches, logger);
   }
 
   async start(): Promise<void> {
     await this.#redis.connect();
     await this.#membership.join(this.settings.cookie);
     await this.#inbox.start();
+    await this.#events.connect();
     await this.invalidations.start();
+    await this.#mirror.start();
     await this.#refreshLive();
     this.#liveTimer = setInterval(() => void this.#refreshLive(), this.settings.heartbeatMs);
     this.#liveTimer.unref();

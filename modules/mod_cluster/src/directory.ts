@@ -2,12 +2,14 @@
  * The cluster's session directory in Redis: each node publishes the sessions bound on it (on bind, presence
  * change and close) and reports the other nodes' sessions to the server as a session source, as
  * RemoteSession objects whose writes go to the node that carries them. A full JID bound on two nodes follows
- * the conflict rule: the older session is replaced.
+ * the conflict rule: the older session is replaced. Reads come from this node's copy (mirror.ts), kept
+ * current by every node's announcements, so routing a stanza asks Redis nothing.
  */
 import type { Redis } from 'ioredis';
 import { Jid, type C2SSession, type SessionSource } from '@service/plugin-api';
 import type { ClusterKeys } from './keys.js';
 import { recordOf, type SessionRecord } from './records.js';
+import type { DirectoryMirror } from './mirror.js';
 import { RemoteSession, type Peers } from './remote-session.js';
 
 /** Removes a session's record only if it is still this session's (a newer one may have replaced it). */
@@ -23,6 +25,7 @@ export class ClusterDirectory implements SessionSource {
     private readonly keys: ClusterKeys,
     private readonly node: string,
     private readonly peers: Peers,
+    private readonly mirror: DirectoryMirror,
   ) {}
 
   /** Records a session of this node; an older session of the same full JID on another node is replaced. */
@@ -31,6 +34,7 @@ export class ClusterDirectory implements SessionSource {
     const previous = await this.redis.hget(key, session.resource);
     const record = recordOf(session, this.node);
     await this.redis.multi().hset(key, session.resource, JSON.stringify(record)).sadd(this.keys.nodeSessions(this.node), session.jid.full).exec();
+    await this.mirror.announce({ op: 'set', bare: session.account.bare, resource: session.resource, record });
     if (previous) {
       const old = JSON.parse(previous) as SessionRecord;
       if (old.node !== this.node && old.id !== session.id) await this.peers.close(old, session.jid.full, 'conflict', 'Replaced by a new connection on another node');
@@ -42,11 +46,14 @@ export class ClusterDirectory implements SessionSource {
     const key = this.keys.sessions(session.account.bare);
     const current = await this.redis.hget(key, session.resource);
     if (!current || (JSON.parse(current) as SessionRecord).id !== session.id) return;
-    await this.redis.hset(key, session.resource, JSON.stringify(recordOf(session, this.node)));
+    const record = recordOf(session, this.node);
+    await this.redis.hset(key, session.resource, JSON.stringify(record));
+    await this.mirror.announce({ op: 'set', bare: session.account.bare, resource: session.resource, record });
   }
 
   async unpublish(session: C2SSession): Promise<void> {
     await this.redis.eval(UNPUBLISH, 2, this.keys.sessions(session.account.bare), this.keys.nodeSessions(this.node), session.resource, session.id, session.jid.full);
+    await this.mirror.announce({ op: 'del', bare: session.account.bare, resource: session.resource, id: session.id });
   }
 
   /** Removes a node's sessions (it died, or left); returns them, as sessions, for the presence they leave. */
@@ -63,6 +70,8 @@ export class ClusterDirectory implements SessionSource {
       removed.push(new RemoteSession(jid, record, this.peers));
     }
     await this.redis.del(this.keys.nodeSessions(node));
+    this.mirror.apply({ op: 'node-gone', node });
+    await this.mirror.announce({ op: 'node-gone', node });
     return removed;
   }
 
@@ -71,41 +80,38 @@ export class ClusterDirectory implements SessionSource {
     for (const session of sessions) if (!session.closed) await this.publish(session);
   }
 
-  // SessionSource: the other nodes' sessions.
+  // SessionSource: the other nodes' sessions, from this node's copy.
 
   async get(full: string): Promise<C2SSession | undefined> {
     const jid = Jid.tryParse(full);
     if (!jid?.resource) return undefined;
+    const known = this.mirror.record(jid.bare, jid.resource);
+    if (known) return new RemoteSession(jid, known, this.peers);
+    // A session bound elsewhere a moment ago may not have reached the copy yet: Redis says for sure (a miss
+    // here is rare: a stanza to a full JID with no session on this node).
     const json = await this.redis.hget(this.keys.sessions(jid.bare), jid.resource);
     const record = json ? (JSON.parse(json) as SessionRecord) : undefined;
     return record && record.node !== this.node ? new RemoteSession(jid, record, this.peers) : undefined;
   }
 
   async byAccount(bare: string): Promise<C2SSession[]> {
-    const all = await this.redis.hgetall(this.keys.sessions(bare));
-    return Object.entries(all)
-      .map(([resource, json]) => [resource, JSON.parse(json) as SessionRecord] as const)
-      .filter(([, record]) => record.node !== this.node)
+    const resources = this.mirror.account(bare);
+    if (!resources) return [];
+    return [...resources]
       .sort(([, a], [, b]) => a.started - b.started)
       .map(([resource, record]) => new RemoteSession(Jid.parse(`${bare}/${resource}`), record, this.peers));
   }
 
   async accounts(): Promise<string[]> {
-    return [...new Set((await this.#otherFulls()).map((full) => full.slice(0, full.indexOf('/'))))];
+    return [...new Set([...this.mirror.entries()].map(([bare]) => bare))];
   }
 
   async all(): Promise<C2SSession[]> {
-    const out: C2SSession[] = [];
-    for (const bare of await this.accounts()) out.push(...(await this.byAccount(bare)));
-    return out;
+    return [...this.mirror.entries()].map(([bare, resource, record]) => new RemoteSession(Jid.parse(`${bare}/${resource}`), record, this.peers));
   }
 
   async count(): Promise<number> {
-    const nodes = (await this.redis.hkeys(this.keys.nodes)).filter((n) => n !== this.node);
-    if (!nodes.length) return 0;
-    const pipeline = this.redis.pipeline();
-    for (const node of nodes) pipeline.scard(this.keys.nodeSessions(node));
-    return ((await pipeline.exec()) ?? []).reduce((sum, [, n]) => sum + Number(n ?? 0), 0);
+    return this.mirror.size;
   }
 
   /** How many sessions a node carries, as the directory says. */
@@ -114,13 +120,8 @@ export class ClusterDirectory implements SessionSource {
   }
 
   async countHost(host: string): Promise<number> {
-    return (await this.#otherFulls()).filter((full) => Jid.tryParse(full)?.host === host).length;
-  }
-
-  async #otherFulls(): Promise<string[]> {
-    const nodes = (await this.redis.hkeys(this.keys.nodes)).filter((n) => n !== this.node);
-    const out: string[] = [];
-    for (const node of nodes) out.push(...(await this.redis.smembers(this.keys.nodeSessions(node))));
-    return out;
+    let n = 0;
+    for (const [bare] of this.mirror.entries()) if (bare.slice(bare.indexOf('@') + 1) === host) n++;
+    return n;
   }
 }

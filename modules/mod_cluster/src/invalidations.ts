@@ -27,7 +27,9 @@ export class Invalidations {
     private readonly logger: Logger,
   ) {}
 
+  /** Subscribes on the shared events connection, which is connected already. */
   async start(): Promise<void> {
+    this.#wasConnected = true;
     this.subscriber.on('message', (channel: string, text: string) => {
       if (channel !== this.keys.invalidations) return;
       let message: Invalidation;
@@ -45,9 +47,7 @@ export class Invalidations {
         this.logger.notice('back in touch with the cluster: dropping every shared cache');
         this.caches.invalidateLocal('*');
       }
-      this.#wasConnected = true;
     });
-    await this.subscriber.connect();
     await this.subscriber.subscribe(this.keys.invalidations);
   }
 

@@ -11,6 +11,7 @@
  *   inbox:<node>          stream of stanzas and commands for the node's sessions
  *   reap:<node>           string, set NX while one node cleans up after a dead one
  *   invalidate            pub/sub channel of cache invalidations
+ *   session-events        pub/sub channel of changes to the directory (each node's copy follows it)
  */
 export class ClusterKeys {
   readonly prefix: string;
@@ -45,5 +46,8 @@ export class ClusterKeys {
   }
   get invalidations(): string {
     return `${this.prefix}invalidate`;
+  }
+  get sessionEvents(): string {
+    return `${this.prefix}session-events`;
   }
 }
