@@ -10,6 +10,10 @@ import { testDatabases } from '../support/databases.js';
 import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
 import { request, serverSqlConfig, type RawConfig } from '../support/server.js';
 import { TLS_FIXTURE, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
+import { ExternalClient, killAll } from '../interop/external.js';
+
+const CA = new URL('../fixtures/tls/ca.pem', import.meta.url).pathname;
+const SLIXMPP_CLIENT = new URL('../interop/clients/slixmpp_client.py', import.meta.url).pathname;
 
 const COOKIE = 'cluster-test-cookie';
 
@@ -77,9 +81,10 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       sql = serverSqlConfig(await database.settings(''));
       await startNode(0, sql);
       await startNode(1, sql);
-      for (const user of ['alice', 'bob', 'carol', 'dave']) expect((await api(0, 'register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
+      for (const user of ['alice', 'bob', 'carol', 'dave', 'slix']) expect((await api(0, 'register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
     });
     after(async () => {
+      await killAll();
       await stopAll(...clients);
       for (const node of nodes) await node?.proc.cleanup();
       await database.cleanup();
@@ -106,6 +111,22 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       const toAlice = next(alice, (s) => s.name === 'message' && s.getChildText('body') === 'hello alice');
       await bob.send(xml('message', { to: 'alice@localhost', type: 'chat' }, xml('body', {}, 'hello alice')));
       expect((await toAlice).attrs.from).to.equal(String((bob as any).jid));
+    });
+
+    it('carries chat between clients nobody here wrote: slixmpp on node 2 and @xmpp/client on node 1', async () => {
+      const [alice] = clients as [Client];
+      const fromSlix = next(alice, (s) => s.is('message') && s.getChildText('body') === 'hello from slixmpp on node 2', 30_000);
+      const slix = ExternalClient.spawn(
+        'slixmpp',
+        ['/usr/bin/python3', SLIXMPP_CLIENT, '--jid', 'slix@localhost/cluster', '--port', String(nodes[1]!.c2s), '--ca', CA, '--password', 'slix-pw', '--peer', 'alice@localhost', '--send', 'hello from slixmpp on node 2'],
+        { timeoutMs: 40_000 },
+      );
+      const message = await fromSlix.catch((err: Error) => Promise.reject(new Error(`${err.message}\n${slix.diagnostics('alice got nothing')}`)));
+      expect(message.attrs.from).to.equal('slix@localhost/cluster');
+      await alice.send(xml('message', { to: message.attrs.from, type: 'chat' }, xml('body', {}, 'hello back across nodes')));
+      expect((await slix.exit()).code, slix.diagnostics()).to.equal(0);
+      const received = await slix.event('received', (e) => e.event === 'received');
+      expect(received, slix.diagnostics()).to.deep.include({ body: 'hello back across nodes' });
     });
 
     it('answers IQs across nodes and bounces one to a resource that is not there', async () => {
