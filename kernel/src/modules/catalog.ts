@@ -161,7 +161,8 @@ async function listModuleDirs(dir: string): Promise<string[]> {
   }
 }
 
-async function isFile(path: string): Promise<boolean> {
+/** Whether `path` is a regular file (false when it does not exist). */
+export async function isFile(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile();
   } catch {

@@ -11,13 +11,13 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { badArgument, failed } from '@service/plugin-api';
-import type { ModuleCatalog } from './catalog.js';
+import { isFile, type ModuleCatalog } from './catalog.js';
 
 const run = promisify(execFile);
 
@@ -102,10 +102,3 @@ function typescriptCompiler(): string {
   }
 }
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}

@@ -49,9 +49,6 @@ export class ClusterNode implements ClusterApi, Peers {
   readonly invalidations: Invalidations;
   readonly #mirror: DirectoryMirror;
   readonly #events: Redis;
-  /** Nodes whose heartbeat was current at the last look (refreshed each heartbeat). */
-  #live = new Set<string>();
-  #liveTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly settings: ClusterSettings,
@@ -86,9 +83,6 @@ export class ClusterNode implements ClusterApi, Peers {
     await this.#events.connect();
     await this.invalidations.start();
     await this.#mirror.start();
-    await this.#refreshLive();
-    this.#liveTimer = setInterval(() => void this.#refreshLive(), this.settings.heartbeatMs);
-    this.#liveTimer.unref();
   }
 
   /** Whether this node left the cluster (leave_cluster) and now serves alone until mod_cluster restarts. */
@@ -130,7 +124,6 @@ export class ClusterNode implements ClusterApi, Peers {
   /** Leaves the cluster: this node's sessions leave the directory, its record and heartbeat go. */
   async stop(): Promise<void> {
     if (this.#left) return;
-    clearInterval(this.#liveTimer);
     try {
       await this.directory.removeNode(this.node);
       await this.#membership.leave();
@@ -168,7 +161,7 @@ export class ClusterNode implements ClusterApi, Peers {
   // Peers: reaching the sessions of other nodes.
 
   deliver(record: SessionRecord, full: string, stanza: XmlElement): boolean {
-    if (!this.#live.has(record.node)) {
+    if (!this.#membership.isLive(record.node)) {
       void this.services.xmpp.router.bounce(stanza, new StanzaError('recipient-unavailable', `the node carrying ${full} cannot be reached`));
       return false;
     }
@@ -184,7 +177,7 @@ export class ClusterNode implements ClusterApi, Peers {
   }
 
   async sendAsClient(record: SessionRecord, full: string, stanza: XmlElement): Promise<boolean> {
-    if (!this.#live.has(record.node)) return false;
+    if (!this.#membership.isLive(record.node)) return false;
     await this.#inbox.send(record.node, { kind: 'send', to: full, xml: toStoredXml(stanza) });
     return true;
   }
@@ -232,13 +225,5 @@ export class ClusterNode implements ClusterApi, Peers {
 
   async #rejoin(): Promise<void> {
     await this.directory.republish((await this.services.xmpp.sessions.all()).filter((s) => this.services.xmpp.isLocal(s)));
-  }
-
-  async #refreshLive(): Promise<void> {
-    try {
-      this.#live = new Set((await this.#membership.members()).filter((m) => m.alive).map((m) => m.name));
-    } catch {
-      // Redis is out of reach: keep the last view; the heartbeat logs it.
-    }
   }
 }

@@ -58,15 +58,9 @@ export class ClusterDirectory implements SessionSource {
 
   /** Removes a node's sessions (it died, or left); returns them, as sessions, for the presence they leave. */
   async removeNode(node: string): Promise<RemoteSession[]> {
-    const fulls = await this.redis.smembers(this.keys.nodeSessions(node));
     const removed: RemoteSession[] = [];
-    for (const full of fulls) {
-      const jid = Jid.tryParse(full);
-      if (!jid?.resource) continue;
-      const json = await this.redis.hget(this.keys.sessions(jid.bare), jid.resource);
-      const record = json ? (JSON.parse(json) as SessionRecord) : undefined;
-      if (!record || record.node !== node) continue;
-      await this.redis.hdel(this.keys.sessions(jid.bare), jid.resource);
+    for (const { jid, record } of await nodeSessions(this.redis, this.keys, node)) {
+      await this.redis.hdel(this.keys.sessions(jid.bare), jid.resource!);
       removed.push(new RemoteSession(jid, record, this.peers));
     }
     await this.redis.del(this.keys.nodeSessions(node));
@@ -124,4 +118,17 @@ export class ClusterDirectory implements SessionSource {
     for (const [bare] of this.mirror.entries()) if (bare.slice(bare.indexOf('@') + 1) === host) n++;
     return n;
   }
+}
+
+/** The sessions the directory says a node carries: its full JIDs whose record still names it. */
+export async function nodeSessions(redis: Redis, keys: ClusterKeys, node: string): Promise<Array<{ jid: Jid; record: SessionRecord }>> {
+  const out: Array<{ jid: Jid; record: SessionRecord }> = [];
+  for (const full of await redis.smembers(keys.nodeSessions(node))) {
+    const jid = Jid.tryParse(full);
+    if (!jid?.resource) continue;
+    const json = await redis.hget(keys.sessions(jid.bare), jid.resource);
+    const record = json ? (JSON.parse(json) as SessionRecord) : undefined;
+    if (record?.node === node) out.push({ jid, record });
+  }
+  return out;
 }

@@ -25,6 +25,8 @@ export class CookieMismatch extends Error {}
 export class Membership {
   #timer?: NodeJS.Timeout;
   #beating = false;
+  /** The nodes whose heartbeat was current at the last look (refreshed by each heartbeat). */
+  #live: ReadonlySet<string> = new Set();
 
   constructor(
     private readonly redis: Redis,
@@ -46,6 +48,7 @@ export class Membership {
       throw new CookieMismatch('the cookie differs from the one of the cluster this Redis holds: this node may not join it');
     }
     await this.redis.multi().hset(this.keys.nodes, this.node.name, JSON.stringify(this.node)).set(this.keys.alive(this.node.name), '1', 'PX', this.timing.timeoutMs).exec();
+    this.#see(await this.members());
     this.#timer = setInterval(() => void this.#heartbeat(), this.timing.heartbeatMs);
     this.#timer.unref();
     this.logger.notice({ node: this.node.name }, 'node %s joined the cluster', this.node.name);
@@ -68,6 +71,15 @@ export class Membership {
   stop(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
+  }
+
+  /** Whether a node's heartbeat was current at the last heartbeat of this one (no Redis round trip). */
+  isLive(node: string): boolean {
+    return this.#live.has(node);
+  }
+
+  #see(members: readonly Member[]): void {
+    this.#live = new Set(members.filter((m) => m.alive).map((m) => m.name));
   }
 
   async members(): Promise<Member[]> {
@@ -95,6 +107,7 @@ export class Membership {
     try {
       await this.redis.set(this.keys.alive(this.node.name), '1', 'PX', this.timing.timeoutMs);
       const members = await this.members();
+      this.#see(members);
       if (!members.some((m) => m.name === this.node.name)) {
         this.logger.warn({ node: this.node.name }, 'node %s was taken for dead by the cluster: joining again', this.node.name);
         await this.redis.hset(this.keys.nodes, this.node.name, JSON.stringify(this.node));
@@ -113,6 +126,7 @@ export class Membership {
         }
       }
     } catch (err) {
+      // Redis is out of reach: the last live view stays.
       this.logger.warn({ err: (err as Error).message }, 'cluster heartbeat failed: %s', (err as Error).message);
     } finally {
       this.#beating = false;

@@ -6,7 +6,8 @@
  * the reference: a full JID the copy does not know is still looked up there (see ClusterDirectory.get).
  */
 import type { Redis } from 'ioredis';
-import { Jid, type Logger } from '@service/plugin-api';
+import type { Logger } from '@service/plugin-api';
+import { nodeSessions } from './directory.js';
 import type { ClusterKeys } from './keys.js';
 import type { SessionRecord } from './records.js';
 
@@ -82,15 +83,10 @@ export class DirectoryMirror {
     const fresh = new Map<string, Map<string, SessionRecord>>();
     const nodes = (await this.redis.hkeys(this.keys.nodes)).filter((n) => n !== this.node);
     for (const node of nodes) {
-      for (const full of await this.redis.smembers(this.keys.nodeSessions(node))) {
-        const jid = Jid.tryParse(full);
-        if (!jid?.resource) continue;
-        const json = await this.redis.hget(this.keys.sessions(jid.bare), jid.resource);
-        const record = json ? (JSON.parse(json) as SessionRecord) : undefined;
-        if (!record || record.node !== node) continue;
+      for (const { jid, record } of await nodeSessions(this.redis, this.keys, node)) {
         let resources = fresh.get(jid.bare);
         if (!resources) fresh.set(jid.bare, (resources = new Map()));
-        resources.set(jid.resource, record);
+        resources.set(jid.resource!, record);
       }
     }
     this.#accounts.clear();
