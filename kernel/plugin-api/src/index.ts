@@ -149,6 +149,7 @@ export type { IqContext, IqHandler, IqHandlerRegistration, IqTarget } from './xm
 export type { DiscoIdentity, DiscoRegistration, DiscoScope } from './xmpp/disco.js';
 export type { FeatureContext, StreamFeatureRegistration } from './xmpp/features.js';
 export type { DomainHandler, RemoteRoute, SessionKeeper } from './xmpp/routing.js';
+export type { MovableValue, MovedSession, SessionMover, SessionStateCarrier } from './xmpp/moving.js';
 export {
   SaslFailure,
   type ChannelBindingType,

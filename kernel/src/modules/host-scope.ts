@@ -17,6 +17,7 @@ function hostOfHook(hook: HookName, args: readonly unknown[]): string | undefine
     case 'c2s_auth_failed':
       return args[2] as string;
     case 'c2s_session_bound':
+    case 'c2s_session_moved_in':
     case 'c2s_initial_presence':
     case 'c2s_presence_changed':
     case 'c2s_session_closed':

@@ -296,7 +296,7 @@ function registerXmpp(services: KernelServices, registrations: XmppRegistrations
   const { xmpp } = services;
   const chains = xmpp.router.chains;
   if (host) {
-    const global = (['sasl', 'domains', 'remoteRoutes', 'sessionKeepers', 'sessionSources'] as const).filter((k) => (registrations[k]?.length ?? 0) > 0);
+    const global = (['sasl', 'domains', 'remoteRoutes', 'sessionKeepers', 'sessionSources', 'sessionCarriers', 'sessionMovers'] as const).filter((k) => (registrations[k]?.length ?? 0) > 0);
     if (global.length) throw new Error(`it runs per host, so it cannot register ${global.join(', ')}: those belong to the whole server`);
   }
   for (const iq of registrations.iq ?? []) xmpp.iq.register(iq, owner, host);
@@ -312,6 +312,8 @@ function registerXmpp(services: KernelServices, registrations: XmppRegistrations
   for (const route of registrations.remoteRoutes ?? []) xmpp.router.registerRemoteRoute(route, owner);
   for (const keeper of registrations.sessionKeepers ?? []) xmpp.addSessionKeeper(keeper, owner);
   for (const source of registrations.sessionSources ?? []) xmpp.addSessionSource(source, owner);
+  for (const carrier of registrations.sessionCarriers ?? []) xmpp.addSessionCarrier(carrier, owner);
+  for (const mover of registrations.sessionMovers ?? []) xmpp.addSessionMover(mover, owner);
 }
 
 /**

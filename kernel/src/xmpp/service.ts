@@ -5,7 +5,7 @@
  * session sources modules register); the kernel's own hot path (streams, the router's default delivery)
  * uses the synchronous session manager of this node (`localSessions`), which modules do not see.
  */
-import type { SessionKeeper, SessionSource, XmppApi } from '@service/plugin-api';
+import type { MovedSession, SessionKeeper, SessionMover, SessionSource, SessionStateCarrier, XmppApi } from '@service/plugin-api';
 import type { AccountService } from '../accounts/accounts.js';
 import type { HookBus } from '../hooks/hooks.js';
 import type { Logger } from '../log/logger.js';
@@ -19,7 +19,8 @@ import { plainMechanism } from './sasl/plain.js';
 import { scramMechanism } from './sasl/scram.js';
 import { MergedSessionDirectory } from './sm/directory.js';
 import { SessionManager } from './sm/session-manager.js';
-import { Session, type C2SSession } from './sm/session.js';
+import { SessionMoves } from './sm/moves.js';
+import { isLocalSession, type C2SSession } from './sm/session.js';
 
 
 export class XmppService implements XmppApi {
@@ -33,6 +34,7 @@ export class XmppService implements XmppApi {
   readonly features = new StreamFeatures();
   readonly router: Router;
   #keepers: Array<{ keeper: SessionKeeper; owner: string }> = [];
+  readonly #moves: SessionMoves;
 
   constructor(
     private readonly hooks: HookBus,
@@ -41,6 +43,7 @@ export class XmppService implements XmppApi {
     private readonly logger: Logger,
   ) {
     this.sessions = new MergedSessionDirectory(this.localSessions, logger);
+    this.#moves = new SessionMoves(this.localSessions, hooks, logger);
     this.router = new Router(this.localSessions, this.sessions, this.iq, accounts, hosts, logger);
     // Strongest first: clients pick the first mechanism they support from the list.
     let rank = 0;
@@ -59,6 +62,23 @@ export class XmppService implements XmppApi {
     this.router.removeOwner(owner);
     this.sessions.removeOwner(owner);
     this.#keepers = this.#keepers.filter((k) => k.owner !== owner);
+    this.#moves.removeOwner(owner);
+  }
+
+  addSessionCarrier(carrier: SessionStateCarrier, owner: string): void {
+    this.#moves.addCarrier(carrier, owner);
+  }
+
+  addSessionMover(mover: SessionMover, owner: string): void {
+    this.#moves.addMover(mover, owner);
+  }
+
+  releaseSession(session: C2SSession): MovedSession | undefined {
+    return this.#moves.release(session);
+  }
+
+  moveSessionHere(account: string, id: string): Promise<C2SSession | undefined> {
+    return this.#moves.bringHere(account, id);
   }
 
   addSessionSource(source: SessionSource, owner: string): void {
@@ -67,7 +87,7 @@ export class XmppService implements XmppApi {
 
   /** A session bound on one of this node's streams (the kernel's own class), not one a source reports. */
   isLocal(session: C2SSession): boolean {
-    return session instanceof Session;
+    return isLocalSession(session);
   }
 
   addSessionKeeper(keeper: SessionKeeper, owner: string): void {

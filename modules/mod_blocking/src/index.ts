@@ -13,7 +13,7 @@ import { BLOCKING_MIGRATIONS } from './migrations.js';
 import { NS_BLOCKING } from './ns.js';
 import { PresenceOnChange } from './presence-on-change.js';
 import { blockingService, type BlockingApi } from './public-api.js';
-import { BlocklistPushes } from './pushes.js';
+import { BlocklistPushes, blocklistInterestCarrier } from './pushes.js';
 import { BlocklistStore } from './store.js';
 
 /** Outermost of the policy layers: a blocked stanza is dropped before privacy lists, rosters or carbons see it. */
@@ -49,6 +49,7 @@ export default defineModule({
     return {
       services: [provide(blockingService, api)],
       xmpp: {
+        sessionCarriers: [blocklistInterestCarrier],
         iq: blockingHandlers(blocking),
         middleware: [
           { chain: 'deliver', priority: CHAIN_PRIORITY, handler: (c, next) => enforcement.onDeliver(c, next) },

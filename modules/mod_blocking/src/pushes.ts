@@ -3,7 +3,7 @@
  * the blocklist in this session — the others do not keep one and would not know what to do with it.
  */
 import { randomBytes } from 'node:crypto';
-import { x, type C2SSession, type Jid, type RouterApi, type SessionDirectory } from '@service/plugin-api';
+import { x, type C2SSession, type Jid, type RouterApi, type SessionDirectory, type SessionStateCarrier } from '@service/plugin-api';
 import { NS_BLOCKING } from './ns.js';
 
 const STATE_KEY = 'mod_blocking';
@@ -19,6 +19,15 @@ export function markListRequested(session: C2SSession): void {
 function requestedList(session: C2SSession): boolean {
   return session.peekState<BlockingSessionState>(STATE_KEY)?.requestedList === true;
 }
+
+/** A session that asked for the blocklist still gets pushes after it moved to another node (a resumption there). */
+export const blocklistInterestCarrier: SessionStateCarrier = {
+  key: STATE_KEY,
+  save: (session) => (requestedList(session) ? true : undefined),
+  restore: (session, saved) => {
+    if (saved === true) markListRequested(session);
+  },
+};
 
 export class BlocklistPushes {
   constructor(

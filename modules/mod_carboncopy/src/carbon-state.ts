@@ -1,5 +1,5 @@
 /** Whether a session enabled carbons: per session, so it ends with the session (XEP-0280 §3). */
-import type { C2SSession } from '@service/plugin-api';
+import type { C2SSession, SessionStateCarrier } from '@service/plugin-api';
 
 const STATE_KEY = 'mod_carboncopy';
 
@@ -14,3 +14,10 @@ export function setCarbons(session: C2SSession, enabled: boolean): void {
 export function carbonsEnabled(session: C2SSession): boolean {
   return session.peekState<CarbonState>(STATE_KEY)?.enabled === true;
 }
+
+/** Carbons stay enabled when the session moves to another node (a resumption there). */
+export const carbonsCarrier: SessionStateCarrier = {
+  key: STATE_KEY,
+  save: (session) => (carbonsEnabled(session) ? true : undefined),
+  restore: (session, saved) => setCarbons(session, saved === true),
+};

@@ -6,6 +6,7 @@ import { defineModule } from '@service/plugin-api';
 import { CarbonCopies } from './copies.js';
 import { toggleHandlers } from './enable.js';
 import { NS_CARBONS } from './ns.js';
+import { carbonsCarrier } from './carbon-state.js';
 
 /**
  * Inside the blocking and privacy layers (which run first and may stop a message, so that a refused
@@ -23,6 +24,7 @@ export default defineModule({
     const copies = new CarbonCopies(xmpp.sessions, xmpp.router);
     return {
       xmpp: {
+        sessionCarriers: [carbonsCarrier],
         iq: toggleHandlers(),
         middleware: [
           { chain: 'deliver', priority: CHAIN_PRIORITY, handler: (c, next) => copies.onDeliver(c, next) },

@@ -24,6 +24,7 @@ import { Invalidations } from './invalidations.js';
 import { DirectoryMirror } from './mirror.js';
 import { ClusterKeys } from './keys.js';
 import { Membership } from './membership.js';
+import { ClusterSessionMoves } from './moves.js';
 import type { ClusterApi, ClusterMember } from './public-api.js';
 import { openRedis } from './redis.js';
 import type { SessionRecord } from './records.js';
@@ -49,6 +50,8 @@ export class ClusterNode implements ClusterApi, Peers {
   readonly invalidations: Invalidations;
   readonly #mirror: DirectoryMirror;
   readonly #events: Redis;
+  /** Sessions moving between nodes for a resumption (moves.ts): the session mover this module registers. */
+  readonly moves: ClusterSessionMoves;
 
   constructor(
     private readonly settings: ClusterSettings,
@@ -73,6 +76,15 @@ export class ClusterNode implements ClusterApi, Peers {
       logger,
     );
     this.#inbox = new Inbox(this.#redis, this.#blocking, keys, this.node, (entry) => this.#handle(entry), logger);
+    this.moves = new ClusterSessionMoves({
+      node: this.node,
+      directory: this.directory,
+      xmpp: services.xmpp,
+      logger,
+      isMember: () => this.member,
+      isLive: (node) => this.#membership.isLive(node),
+      send: (node, entry) => this.#inbox.send(node, entry),
+    });
     this.invalidations = new Invalidations(this.#redis, this.#events, keys, this.node, services.caches, logger);
   }
 
@@ -165,10 +177,16 @@ export class ClusterNode implements ClusterApi, Peers {
       void this.services.xmpp.router.bounce(stanza, new StanzaError('recipient-unavailable', `the node carrying ${full} cannot be reached`));
       return false;
     }
-    this.#inbox.send(record.node, { kind: 'deliver', to: full, xml: toStoredXml(stanza) }).catch((err: Error) => {
-      this.logger.warn({ node: record.node, err: err.message }, 'a stanza for %s could not be handed to node %s: %s', full, record.node, err.message);
-      void this.services.xmpp.router.bounce(stanza, new StanzaError('recipient-unavailable', `the node carrying ${full} cannot be reached`));
-    });
+    const unreachable = () => void this.services.xmpp.router.bounce(stanza, new StanzaError('recipient-unavailable', `the node carrying ${full} cannot be reached`));
+    this.#inbox.send(record.node, { kind: 'deliver', to: full, xml: toStoredXml(stanza) }).then(
+      (added) => {
+        if (!added) unreachable();
+      },
+      (err: Error) => {
+        this.logger.warn({ node: record.node, err: err.message }, 'a stanza for %s could not be handed to node %s: %s', full, record.node, err.message);
+        unreachable();
+      },
+    );
     return true;
   }
 
@@ -178,8 +196,7 @@ export class ClusterNode implements ClusterApi, Peers {
 
   async sendAsClient(record: SessionRecord, full: string, stanza: XmlElement): Promise<boolean> {
     if (!this.#membership.isLive(record.node)) return false;
-    await this.#inbox.send(record.node, { kind: 'send', to: full, xml: toStoredXml(stanza) });
-    return true;
+    return this.#inbox.send(record.node, { kind: 'send', to: full, xml: toStoredXml(stanza) });
   }
 
   // What other nodes ask of this one.
@@ -190,7 +207,9 @@ export class ClusterNode implements ClusterApi, Peers {
       setImmediate(() => void this.leave());
       return;
     }
+    if (entry.kind === 'taken') return this.moves.onTaken(entry);
     const session = await this.#localSession(entry.to);
+    if (entry.kind === 'take') return this.moves.onTake(entry, session);
     if (entry.kind === 'close') {
       if (session) await this.services.xmpp.kick(session, new StreamError(entry.condition as StreamErrorCondition, entry.text || undefined));
       return;
@@ -200,10 +219,13 @@ export class ClusterNode implements ClusterApi, Peers {
       if (session) await session.sendAsClient(stanza);
       return;
     }
-    // The user_receive chain ran on the sender's node: straight to the stream. A session gone meanwhile
-    // gets what RFC 6121 gives a stanza for a resource that is not there.
-    if (session) session.write(stanza);
-    else await this.services.xmpp.router.route(stanza);
+    // The last step to the client, here where its session's state is: user_receive (stream management
+    // counts and queues it), then the stream. A session gone meanwhile gets what RFC 6121 gives a stanza
+    // for a resource that is not there.
+    if (session) return this.services.xmpp.router.deliverToSession(session, stanza);
+    // A session that just moved to another node (a resumption there) gets what was sent here meanwhile.
+    const movedTo = this.moves.forwardTo(entry.to);
+    if (!movedTo || !(await this.#inbox.send(movedTo, entry))) await this.services.xmpp.router.route(stanza);
   }
 
   async #localSession(full: string): Promise<C2SSession | undefined> {

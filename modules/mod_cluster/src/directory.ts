@@ -56,6 +56,20 @@ export class ClusterDirectory implements SessionSource {
     await this.mirror.announce({ op: 'del', bare: session.account.bare, resource: session.resource, id: session.id });
   }
 
+  /**
+   * A session of this node moved to another node (a resumption there): it leaves this node's set; its
+   * record stays, for the new node to overwrite when it publishes the session as its own.
+   */
+  async released(session: C2SSession): Promise<void> {
+    await this.redis.srem(this.keys.nodeSessions(this.node), session.jid.full);
+  }
+
+  /** The record of the session of `bare` with this id, wherever it is bound, from this node's copy. */
+  find(bare: string, id: string): { full: string; record: SessionRecord } | undefined {
+    for (const [resource, record] of this.mirror.account(bare) ?? []) if (record.id === id) return { full: `${bare}/${resource}`, record };
+    return undefined;
+  }
+
   /** Removes a node's sessions (it died, or left); returns them, as sessions, for the presence they leave. */
   async removeNode(node: string): Promise<RemoteSession[]> {
     const removed: RemoteSession[] = [];

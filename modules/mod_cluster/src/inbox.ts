@@ -14,10 +14,24 @@ export type InboxEntry =
   | { readonly kind: 'send'; readonly to: string; readonly xml: string }
   | { readonly kind: 'close'; readonly to: string; readonly condition: string; readonly text: string }
   /** The node is asked to leave the cluster (leave_cluster run on another node). */
-  | { readonly kind: 'leave'; readonly to: string };
+  | { readonly kind: 'leave'; readonly to: string }
+  /** Node `from` resumes the session `to` (with this id) and asks for it; the answer is a `taken` with `ref`. */
+  | { readonly kind: 'take'; readonly to: string; readonly id: string; readonly from: string; readonly ref: string }
+  /** The answer to a `take`: the released session as JSON (a MovedSession), or '' when it stays or is gone. */
+  | { readonly kind: 'taken'; readonly to: string; readonly ref: string; readonly session: string };
 
 /** The most entries a node's inbox keeps; beyond that the oldest go (a node that long behind is dead). */
 const MAX_LENGTH = 1_000_000;
+
+/**
+ * Appends to a node's inbox only while its heartbeat key lives, in one step: once the key has expired, the
+ * node that cleans up after it drains the inbox, and nothing may be added after that, where nobody would
+ * ever read it. KEYS: inbox, alive key; ARGV: max length, then the entry's fields.
+ */
+const SEND_IF_ALIVE = `
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(ARGV, 2))
+return 1`;
 
 export class Inbox {
   #stopped = false;
@@ -45,9 +59,13 @@ export class Inbox {
     await this.#loop?.catch(() => {});
   }
 
-  /** Appends an entry to a node's inbox. Rejects when Redis cannot take it. */
-  async send(node: string, entry: InboxEntry): Promise<void> {
-    await this.redis.xadd(this.keys.inbox(node), 'MAXLEN', '~', String(MAX_LENGTH), '*', ...Object.entries(entry).flat());
+  /**
+   * Appends an entry to a node's inbox; resolves false when that node is dead (its heartbeat expired), so
+   * the entry was not added. Rejects when Redis cannot take it.
+   */
+  async send(node: string, entry: InboxEntry): Promise<boolean> {
+    const added = await this.redis.eval(SEND_IF_ALIVE, 2, this.keys.inbox(node), this.keys.alive(node), String(MAX_LENGTH), ...Object.entries(entry).flat());
+    return added === 1;
   }
 
   /** What a dead node had not read yet, oldest first; its inbox is deleted. */
@@ -93,5 +111,7 @@ function entryOf(fields: string[]): InboxEntry | undefined {
   if ((map.kind === 'deliver' || map.kind === 'send') && map.to && map.xml !== undefined) return { kind: map.kind, to: map.to, xml: map.xml };
   if (map.kind === 'close' && map.to) return { kind: 'close', to: map.to, condition: map.condition ?? 'reset', text: map.text ?? '' };
   if (map.kind === 'leave' && map.to) return { kind: 'leave', to: map.to };
+  if (map.kind === 'take' && map.to && map.id && map.from && map.ref) return { kind: 'take', to: map.to, id: map.id, from: map.from, ref: map.ref };
+  if (map.kind === 'taken' && map.to && map.ref && map.session !== undefined) return { kind: 'taken', to: map.to, ref: map.ref, session: map.session };
   return undefined;
 }

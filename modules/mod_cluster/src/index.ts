@@ -49,6 +49,8 @@ export default defineModule({
       // Published once bound, before anything is routed to it from another node.
       { hook: 'c2s_session_bound', handler: (session) => (local(session) ? cluster.directory.publish(session) : undefined), priority: 10 },
       { hook: 'c2s_presence_changed', handler: (session) => (local(session) ? cluster.directory.update(session) : undefined) },
+      // A session that moved here for a resumption is this node's now: its record names this node.
+      { hook: 'c2s_session_moved_in', handler: (session) => (local(session) ? cluster.directory.publish(session) : undefined) },
       { hook: 'c2s_session_closed', handler: (session) => (local(session) ? cluster.directory.unpublish(session) : undefined), priority: 10 },
       // What a cache of this node forgets, every node forgets: a password changed here, a token revoked, a ban.
       { hook: 'cache_invalidated', handler: (cache, key) => (cluster.member ? cluster.invalidations.publish(cache, key) : undefined) },
@@ -58,7 +60,7 @@ export default defineModule({
       handlers: clusterHandlers(cluster, services),
       hooks,
       services: [provide(clusterService, cluster)],
-      xmpp: { sessionSources: [cluster.source] },
+      xmpp: { sessionSources: [cluster.source], sessionMovers: [cluster.moves] },
       stop: () => cluster.stop(),
     };
   },

@@ -14,6 +14,9 @@ export function openRedis(url: string, role: string, logger: Logger): Redis {
     maxRetriesPerRequest: role === 'inbox' ? null : 3,
     enableOfflineQueue: true,
     connectionName: `service-${role}`,
+    // Commands issued in one turn of the event loop go out in one write: a burst of stanzas for other
+    // nodes costs one round trip, not one each (the blocking inbox reader has nothing to batch).
+    enableAutoPipelining: role === 'commands',
   });
   let state = 'connecting';
   const change = (next: string, level: 'info' | 'warn' | 'notice', detail?: string) => {

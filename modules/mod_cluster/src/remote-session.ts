@@ -1,7 +1,8 @@
 /**
  * A session bound on another node, as this node's router and modules see it: its JID, priority and presence
  * from the directory, and a stream that is the other node's inbox. Writing to it sends the stanza there
- * (the user_receive chain already ran here); closing its outlet asks that node to end it.
+ * (that node runs the user_receive chain, where the session's state is); closing its outlet asks that node
+ * to end it.
  */
 import { fromStoredXml, type C2SSession, type ConnectionKind, type Jid, type StanzaOutlet, type StreamError, type XmlElement } from '@service/plugin-api';
 import type { SessionRecord } from './records.js';

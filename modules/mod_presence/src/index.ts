@@ -8,6 +8,7 @@ import { rosterService } from '@service/mod_roster/api';
 import { PresenceBroadcast } from './broadcast.js';
 import { outgoingPresence } from './outgoing.js';
 import { Probes } from './probes.js';
+import { sessionPresenceCarrier } from './session-presence.js';
 
 /** After mod_roster's subscription layers (40). */
 const PRESENCE_PRIORITY = 60;
@@ -31,6 +32,7 @@ export default defineModule({
     const stopListening = roster.onSubscriptionChange((change) => broadcast.subscriptionChanged(change));
     return {
       xmpp: {
+        sessionCarriers: [sessionPresenceCarrier],
         middleware: [
           { chain: 'user_send', priority: PRESENCE_PRIORITY, handler: outgoingPresence(broadcast) },
           { chain: 'deliver', priority: PRESENCE_PRIORITY, handler: probes.answer() },

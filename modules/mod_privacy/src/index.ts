@@ -13,6 +13,7 @@ import { privacyService, type PrivacyApi } from './public-api.js';
 import { ListPushes } from './pushes.js';
 import { PrivacyRequests } from './requests.js';
 import { PrivacyStore } from './store.js';
+import { activeListCarrier } from './active-list.js';
 
 /** Inside mod_blocking's layers (10), outside rosters, presence and carbons. */
 const CHAIN_PRIORITY = 12;
@@ -48,6 +49,7 @@ export default defineModule({
     return {
       services: [provide(privacyService, api)],
       xmpp: {
+        sessionCarriers: [activeListCarrier],
         iq: [
           { type: 'get', ns: NS_PRIVACY, to: 'account', handler: (c) => requests.get(ownAccount(c), c.session, c.payload) },
           { type: 'set', ns: NS_PRIVACY, to: 'account', handler: (c) => requests.set(ownAccount(c), c.session, c.payload) },

@@ -8,7 +8,7 @@ import { Jid, defineModule, provide, x } from '@service/plugin-api';
 import { rosterApi } from './api.js';
 import { rosterService } from './public-api.js';
 import { ROSTER_MIGRATIONS } from './migrations.js';
-import { RosterPushes } from './pushes.js';
+import { RosterPushes, rosterInterestCarrier } from './pushes.js';
 import { removeAccountRoster } from './removal.js';
 import { Roster, type RosterSettings } from './roster.js';
 import { rosterGet, rosterSet } from './roster-iq.js';
@@ -57,6 +57,7 @@ export default defineModule({
     return {
       services: [provide(rosterService, rosterApi(roster, ctx.dbKind))],
       xmpp: {
+        sessionCarriers: [rosterInterestCarrier],
         iq: [
           { type: 'get', ns: NS_ROSTER, to: 'account', handler: rosterGet(roster) },
           { type: 'set', ns: NS_ROSTER, to: 'account', handler: rosterSet(roster) },

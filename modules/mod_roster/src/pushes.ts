@@ -3,7 +3,7 @@
  * roster. They go through `deliverToSession`, so that stream management counts and queues them.
  */
 import { randomBytes } from 'node:crypto';
-import { x, type C2SSession, type Jid, type XmlElement, type XmppApi } from '@service/plugin-api';
+import { x, type C2SSession, type Jid, type SessionStateCarrier, type XmlElement, type XmppApi } from '@service/plugin-api';
 import { rosterQuery } from './roster-xml.js';
 
 interface RosterInterest {
@@ -25,6 +25,19 @@ export function markInterested(session: C2SSession, versioned: boolean): void {
   interest.interested = true;
   interest.versioned ||= versioned;
 }
+
+/** An interested session still gets pushes after it moved to another node (a resumption there). */
+export const rosterInterestCarrier: SessionStateCarrier = {
+  key: STATE_KEY,
+  save: (session) => {
+    const interest = session.peekState<RosterInterest>(STATE_KEY);
+    return interest?.interested ? { versioned: interest.versioned } : undefined;
+  },
+  restore: (session, saved) => {
+    const versioned = typeof saved === 'object' && saved !== null && !Array.isArray(saved) && saved.versioned === true;
+    markInterested(session, versioned);
+  },
+};
 
 export class RosterPushes {
   constructor(private readonly xmpp: XmppApi) {}

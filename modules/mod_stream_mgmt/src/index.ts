@@ -3,8 +3,11 @@
  * whose connection is lost stays bound, detached, for `resume_timeout` seconds, its stanzas queued; a
  * new stream that resumes it gets the unacknowledged ones again. A session that ends for good hands its
  * unacknowledged stanzas to unacknowledged.ts (messages back to routing, once; IQ requests answered).
+ * In a cluster, a resumption may come to another node than the one that carried the stream: the session
+ * then moves here (services.xmpp.moveSessionHere) with its counters and queue (carrier.ts), and resumes.
  */
 import { StreamError, defineModule, x, type C2SSession, type ServerServices, type StreamInContext, type XmlElement } from '@service/plugin-api';
+import { streamManagementCarrier } from './carrier.js';
 import { Deliveries } from './deliveries.js';
 import { NS_SM, SmState } from './state.js';
 import { Unacknowledged } from './unacknowledged.js';
@@ -51,13 +54,23 @@ function createStreamManagement(services: ServerServices, options: () => Options
     session.state('stream_mgmt_max', () => max);
   };
 
+  const sessionToResume = async (account: string, id: string): Promise<C2SSession | undefined> => {
+    const local = (await xmpp.sessions.byAccount(account)).find((s) => s.id === id);
+    if (local && xmpp.isLocal(local)) return local;
+    // Known on another node, or not known at all yet (a directory copy may lag): ask the movers, if any.
+    const moved = await xmpp.moveSessionHere(account, id);
+    if (moved) keep(moved);
+    return moved;
+  };
+
   const resume = async (ctx: StreamInContext) => {
     if (ctx.session) return ctx.stream.sendElement(failed('unexpected-request', 'this stream is already bound'));
     const previd = ctx.element.attr('previd');
-    // Only a session of this node can move to this stream. The lookup is the only wait: what follows reads
-    // the session as it is after it and acts without awaiting, so no other resumption or end of the
-    // session can come in between.
-    const session = (await xmpp.sessions.byAccount(ctx.account.bare)).find((s) => s.id === previd && xmpp.isLocal(s));
+    // A session of this node, or one another node of a cluster carries, which moves here first (detached,
+    // its resumption timer running here from now on). The lookup is the only wait: what follows reads the
+    // session as it is after it and acts without awaiting, so no other resumption or end of the session can
+    // come in between.
+    const session = previd ? await sessionToResume(ctx.account.bare, previd) : undefined;
     const sm = session && SmState.of(session);
     if (!session || !sm?.resumable || session.closed) return ctx.stream.sendElement(failed('item-not-found', 'no session to resume with this id'));
     const h = Number(ctx.element.attr('h'));
@@ -172,6 +185,7 @@ export default defineModule({
           { chain: 'user_receive', handler: sm.userReceive, priority: 1000 },
         ],
         sessionKeepers: [sm.keep],
+        sessionCarriers: [streamManagementCarrier],
         disco: [{ scope: 'server', features: [NS_SM] }],
       },
       hooks: [{ hook: 'c2s_session_closed', handler: sm.sessionClosed }],

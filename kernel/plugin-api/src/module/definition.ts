@@ -22,6 +22,7 @@ import type { StreamFeatureRegistration } from '../xmpp/features.js';
 import type { IqHandlerRegistration } from '../xmpp/iq.js';
 import type { SaslMechanism } from '../xmpp/sasl.js';
 import type { DomainHandler, RemoteRoute, SessionKeeper } from '../xmpp/routing.js';
+import type { SessionMover, SessionStateCarrier } from '../xmpp/moving.js';
 import type { HookRegistration } from './hooks.js';
 import type { ListenerKindDecl, ListenerStarter } from './listeners.js';
 import type { ProvidedService, ServiceDependency, ServiceRef } from './service-ref.js';
@@ -134,6 +135,10 @@ export interface XmppRegistrations {
    * node's own while the module runs (see SessionSource).
    */
   readonly sessionSources?: readonly SessionSource[];
+  /** How the module's per-session state moves with a session to another node (see xmpp/moving.ts). */
+  readonly sessionCarriers?: readonly SessionStateCarrier[];
+  /** Fetches sessions from other nodes for a resumption here (a cluster module; see xmpp/moving.ts). */
+  readonly sessionMovers?: readonly SessionMover[];
 }
 
 export interface ModuleContext<O = Record<string, unknown>> {

@@ -30,6 +30,12 @@ export interface HookMap {
   rename_node: [from: string, to: string];
   /** A client bound a resource: the session is registered and can receive stanzas. */
   c2s_session_bound: [session: C2SSession];
+  /**
+   * A session moved here from another node (stream management resumed it here): registered, its modules'
+   * state restored, its client about to get what it had not acknowledged. Not a new session: bound hooks
+   * do not run again.
+   */
+  c2s_session_moved_in: [session: C2SSession];
   /** A session sent its initial presence (offline messages are delivered then). */
   c2s_initial_presence: [session: C2SSession];
   /** A session changed its broadcast presence (initial, updated, or unavailable). */

@@ -8,6 +8,7 @@ import type { Jid } from '../jid/jid.js';
 import type { XmlElement } from '../xml/element.js';
 import type { DiscoIdentity, DiscoScope } from '../xmpp/disco.js';
 import type { StanzaError, StreamError } from '../xmpp/errors.js';
+import type { MovedSession } from '../xmpp/moving.js';
 import type { C2SSession } from '../xmpp/session.js';
 
 /**
@@ -85,4 +86,16 @@ export interface XmppApi {
   kickAccount(bare: string, error: StreamError): Promise<number>;
   /** Ends a session of this node whose stream is gone (a detached one whose time is up). */
   endSession(session: C2SSession): Promise<void>;
+  /**
+   * A session of this node leaves for another node (a cluster moves it there for a resumption): unless a
+   * carrier refuses, its stream is closed with <conflict/>, it is unregistered without ending (no module
+   * sees it close: no unavailable presence, nothing settled), and it is returned as it travels.
+   */
+  releaseSession(session: C2SSession): MovedSession | undefined;
+  /**
+   * The session of `account` with this id, brought here from the node that carries it by a session mover;
+   * registered on this node, detached (no stream yet), every carrier's state restored, and announced with
+   * c2s_session_moved_in. Undefined when no mover finds it.
+   */
+  moveSessionHere(account: string, id: string): Promise<C2SSession | undefined>;
 }

@@ -51,6 +51,8 @@ export interface C2SSession {
   readonly show: string;
   readonly statusText: string;
   readonly outlet: StanzaOutlet | undefined;
+  /** The cluster node that carries the session, when it is not this node (a session a source reports). */
+  readonly node?: string;
   /** Replaces the stream (resumption) or removes it (connection lost, session kept): stanzas then wait. */
   setOutlet(outlet: StanzaOutlet | undefined): void;
   /**

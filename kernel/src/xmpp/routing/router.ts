@@ -10,7 +10,7 @@ import { StanzaError, errorReply } from '@service/plugin-api';
 import { Jid } from '@service/plugin-api';
 import type { MergedSessionDirectory } from '../sm/directory.js';
 import type { SessionManager } from '../sm/session-manager.js';
-import type { C2SSession } from '../sm/session.js';
+import { isLocalSession, type C2SSession } from '../sm/session.js';
 import { x, type XmlElement } from '@service/plugin-api';
 import { Chain } from '@service/plugin-api';
 import type { DeliverContext, OfflineContext, ReceiveContext, SendContext, StreamInContext } from '@service/plugin-api';
@@ -186,8 +186,16 @@ export class Router {
     }
   }
 
-  /** The last step to a client: user_receive, then the session's stream. */
+  /**
+   * The last step to a client: user_receive, then the session's stream. A session another node carries
+   * gets the stanza as it is: its own node runs user_receive, where the session's state is (stream
+   * management's counters and queue, the active privacy list).
+   */
   async deliverToSession(session: C2SSession, stanza: XmlElement): Promise<void> {
+    if (!isLocalSession(session)) {
+      session.write(stanza);
+      return;
+    }
     const ctx: ReceiveContext = { stanza, session };
     await this.chains.userReceive.run(ctx, (c) => {
       c.session.write(c.stanza);

@@ -8,11 +8,16 @@ import type { C2SSession, ConnectionKind, Jid, SessionInfo, StanzaOutlet, XmlEle
 
 export type { C2SSession, ConnectionKind, SessionInfo, StanzaOutlet } from '@service/plugin-api';
 
+/** Whether a session is bound on this node's streams, not one a session source reports (another node's). */
+export function isLocalSession(session: C2SSession): boolean {
+  return session instanceof Session;
+}
+
 /** The server's session record: what the plugin API's C2SSession describes. */
 export class Session implements C2SSession {
   /** Unique, also across resumptions of the same stream (stream management uses it as its id). */
-  readonly id = randomBytes(12).toString('base64url');
-  readonly startedAt = Date.now();
+  readonly id: string;
+  readonly startedAt: number;
   readonly jid: Jid;
   readonly connection: ConnectionKind;
   ip: string;
@@ -28,7 +33,10 @@ export class Session implements C2SSession {
   /** Per-module state (carbons enabled, stream management counters…), cleared with the session. */
   readonly #state = new Map<string, unknown>();
 
-  constructor(info: SessionInfo, outlet: StanzaOutlet) {
+  /** `moved`: the identity of a session that moved here from another node (see XmppService.moveSessionHere). */
+  constructor(info: SessionInfo, outlet: StanzaOutlet | undefined, moved?: { readonly id: string; readonly startedAt: number }) {
+    this.id = moved?.id ?? randomBytes(12).toString('base64url');
+    this.startedAt = moved?.startedAt ?? Date.now();
     this.jid = info.jid;
     this.connection = info.connection;
     this.ip = info.ip;

@@ -146,7 +146,7 @@ function describer(ctx: AdminContext): (session: C2SSession) => SessionFields {
     ip: session.ip,
     port: session.port,
     priority: session.priority,
-    node,
+    node: session.node ?? node,
     uptime: Math.max(0, Math.floor((now - session.startedAt) / 1000)),
     status: session.show,
     resource: session.resource,

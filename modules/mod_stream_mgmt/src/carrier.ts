@@ -1,0 +1,49 @@
+/**
+ * Stream management's state of a session that moves to another node of a cluster, for a resumption there:
+ * the counters, the queue of what the client has not acknowledged (sent again from the new node) and the
+ * resumption timeout the client was granted. Only a resumable session moves. Leaving, its timers stop and
+ * its queue empties here, so the old node neither sends nor settles any of it.
+ */
+import { fromStoredXml, toStoredXml, type MovableValue, type SessionStateCarrier } from '@service/plugin-api';
+import { SmState } from './state.js';
+
+const MAX_KEY = 'stream_mgmt_max';
+
+interface SavedSm {
+  inbound: number;
+  outbound: number;
+  max: number | null;
+  queue: string[];
+}
+
+export const streamManagementCarrier: SessionStateCarrier = {
+  key: 'stream_mgmt',
+  movable: (session) => {
+    const sm = SmState.of(session);
+    return sm !== undefined && sm.enabled && sm.resumable;
+  },
+  save: (session) => {
+    const sm = SmState.of(session);
+    if (!sm) return undefined;
+    clearTimeout(sm.resumeTimer);
+    clearTimeout(sm.ackRequest);
+    sm.resumeTimer = sm.ackRequest = undefined;
+    const saved: SavedSm = {
+      inbound: sm.inbound,
+      outbound: sm.outbound,
+      max: session.peekState<number>(MAX_KEY) ?? null,
+      queue: sm.queue.splice(0).map(toStoredXml),
+    };
+    return saved as unknown as MovableValue;
+  },
+  restore: (session, value) => {
+    const saved = value as unknown as SavedSm;
+    const sm = SmState.enable(session);
+    sm.enabled = true;
+    sm.resumable = true;
+    sm.inbound = saved.inbound;
+    sm.outbound = saved.outbound;
+    for (const stored of saved.queue) sm.queue.push(fromStoredXml(stored));
+    if (typeof saved.max === 'number') session.state(MAX_KEY, () => saved.max as number);
+  },
+};
