@@ -70,7 +70,7 @@ export async function startC2sServer(options: { configFile: string; httpPort: nu
     configFile: options.configFile,
     port: options.httpPort,
     logFile: options.logFile,
-    nodeArgs: ['--expose-gc', '--import', pathToFileURL(PROBE).href],
+    nodeArgs: ['--expose-gc', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', pathToFileURL(PROBE).href],
     readyTimeoutMs: options.readyTimeoutMs,
     ipc: true,
   });

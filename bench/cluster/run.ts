@@ -5,6 +5,7 @@
  *
  *   node --import tsx bench/cluster/run.ts [--nodes 3] [--sessions 15000] [--pairs 200]
  *                                          [--rates 2000,5000,10000,…] [--duration 5] [--warmup 2] [--workers 4]
+ *                                          [--layouts 'cross-node,one node']
  *
  *   1. sessions: `--sessions` per node (SCRAM-SHA-256, no TLS), each node's RSS after a full GC, per session;
  *   2. one-to-one messages between two nodes (senders on node 1, receivers on node 2) and, side by side, on one
@@ -33,6 +34,8 @@ const { values: opts } = parseArgs({
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '2' },
     workers: { type: 'string', default: '4' },
+    /** Which message layouts to run (one alone, to profile it): cross-node, one-node. */
+    layouts: { type: 'string', default: 'cross-node,one node' },
   },
 });
 const NODES = Number(opts.nodes);
@@ -128,7 +131,7 @@ async function main(): Promise<void> {
 
     // 2. Messages across nodes, and on one node.
     const chatSeries: Record<string, Array<{ rate: number; delivered: number; p99: number; lost: number; ok: boolean }>> = {};
-    for (const layout of ['cross-node', 'one node'] as const) {
+    for (const layout of (['cross-node', 'one node'] as const).filter((l) => opts.layouts.split(',').map((s) => s.trim()).includes(l))) {
       const pairUsers = Array.from({ length: 2 * PAIRS }, (_, i) => seedUsername(i));
       const perWorker = spread(Array.from({ length: PAIRS }, (_, i) => i), workers.length);
       await Promise.all(
@@ -193,7 +196,7 @@ async function main(): Promise<void> {
     for (const node of nodes) await node.server.stop(2000).catch(() => {});
     await admin.query(`drop database if exists ${database}`).catch(() => {});
     await admin.end();
-    await rm(dir, { recursive: true, force: true });
+    if (!process.env.BENCH_KEEP) await rm(dir, { recursive: true, force: true });
   }
 }
 

@@ -14,6 +14,7 @@ import { request, serverSqlConfig, type RawConfig } from '../support/server.js';
 import { TLS_FIXTURE, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
 import { ExternalClient, killAll } from '../interop/external.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
+import { Redis } from 'ioredis';
 
 const CA = new URL('../fixtures/tls/ca.pem', import.meta.url).pathname;
 const SLIXMPP_CLIENT = new URL('../interop/clients/slixmpp_client.py', import.meta.url).pathname;
@@ -279,6 +280,49 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       while (((await api(0, 'connected_users')).body as string[]).includes(erin) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
       expect((await api(0, 'connected_users')).body).to.not.include(erin);
       resumed.destroy();
+    });
+
+    it('replaces the older of two sessions with the same full JID on two nodes', async () => {
+      const older = await RawXmppPeer.connect(nodes[0]!.c2s);
+      await older.login('alice', 'alice-pw', { resource: 'twin' });
+      await seenOn('alice@localhost/twin', 'service@node1');
+      const newer = await RawXmppPeer.connect(nodes[2]!.c2s);
+      await newer.login('alice', 'alice-pw', { resource: 'twin' });
+      expect((await older.streamError()).condition).to.equal('conflict');
+      await seenOn('alice@localhost/twin', 'service@node3');
+      expect(((await api(0, 'connected_users')).body as string[]).filter((j) => j === 'alice@localhost/twin')).to.have.length(1);
+      newer.write('</stream:stream>');
+      await newer.waitClosed();
+    });
+
+    it('names the node in status', async () => {
+      for (const node of [0, 1, 2]) expect((await api(node, 'status')).body).to.match(new RegExp(`^The node service@node${node + 1} is started`));
+    });
+
+    it('reconnects a node whose Redis connections drop, logs each change, and goes on serving', async () => {
+      const [alice] = clients as [Client];
+      const redis = new Redis('redis://127.0.0.1:6379');
+      try {
+        const list = String(await redis.client('LIST'));
+        const ids = list.split('\n').filter((line) => /\bname=service-\w+-service@node3(\s|$)/.test(line)).map((line) => /\bid=(\d+)/.exec(line)![1]!);
+        expect(ids, list).to.have.length(3);
+        for (const id of ids) await redis.client('KILL', 'ID', id);
+      } finally {
+        redis.disconnect();
+      }
+      const deadline = Date.now() + 10_000;
+      const logged = () => /redis \(commands\): (disconnected|reconnecting)[\s\S]*redis \(commands\): ready/.test(nodes[2]!.proc.output());
+      while (!logged() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(logged(), nodes[2]!.proc.output().slice(-2000)).to.equal(true);
+      // Node 3 carries on: a client there chats with alice on node 1, both ways.
+      const slix = await connect(2, 'slix');
+      const toAlice = next(alice, (s) => s.is('message') && s.getChildText('body') === 'after the cut');
+      await slix.send(xml('message', { to: 'alice@localhost', type: 'chat' }, xml('body', {}, 'after the cut')));
+      await toAlice;
+      const toSlix = next(slix, (s) => s.is('message') && s.getChildText('body') === 'heard you');
+      await alice.send(xml('message', { to: String((slix as any).jid), type: 'chat' }, xml('body', {}, 'heard you')));
+      await toSlix;
+      await slix.stop();
     });
 
     it('gives the cookie to an administrator, and never writes it in a log', async () => {

@@ -60,10 +60,10 @@ export class ClusterNode implements ClusterApi, Peers {
   ) {
     this.node = settings.node;
     const keys = new ClusterKeys(settings.cluster);
-    this.#redis = openRedis(settings.redisUrl, 'commands', logger);
-    this.#blocking = openRedis(settings.redisUrl, 'inbox', logger);
+    this.#redis = openRedis(settings.redisUrl, 'commands', this.node, logger);
+    this.#blocking = openRedis(settings.redisUrl, 'inbox', this.node, logger);
     // One subscriber connection for both channels: directory changes and cache invalidations.
-    this.#events = openRedis(settings.redisUrl, 'events', logger);
+    this.#events = openRedis(settings.redisUrl, 'events', this.node, logger);
     this.#mirror = new DirectoryMirror(this.#redis, this.#events, keys, this.node, logger);
     this.directory = new ClusterDirectory(this.#redis, keys, this.node, this, this.#mirror);
     this.#membership = new Membership(

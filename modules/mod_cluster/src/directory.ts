@@ -20,6 +20,13 @@ redis.call('SREM', KEYS[2], ARGV[3])
 return 1`;
 
 export class ClusterDirectory implements SessionSource {
+  /**
+   * One session object per record of the copy: routing a stanza to another node's session then costs a map
+   * look-up, not a new object with its JID parsed again. A record is replaced, never changed, when the
+   * session's presence changes, so an entry lives as long as the copy holds its record.
+   */
+  readonly #sessions = new WeakMap<SessionRecord, RemoteSession>();
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: ClusterKeys,
@@ -94,7 +101,7 @@ export class ClusterDirectory implements SessionSource {
     const jid = Jid.tryParse(full);
     if (!jid?.resource) return undefined;
     const known = this.mirror.record(jid.bare, jid.resource);
-    if (known) return new RemoteSession(jid, known, this.peers);
+    if (known) return this.#session(jid.bare, jid.resource, known);
     // A session bound elsewhere a moment ago may not have reached the copy yet: Redis says for sure (a miss
     // here is rare: a stanza to a full JID with no session on this node).
     const json = await this.redis.hget(this.keys.sessions(jid.bare), jid.resource);
@@ -107,7 +114,7 @@ export class ClusterDirectory implements SessionSource {
     if (!resources) return [];
     return [...resources]
       .sort(([, a], [, b]) => a.started - b.started)
-      .map(([resource, record]) => new RemoteSession(Jid.parse(`${bare}/${resource}`), record, this.peers));
+      .map(([resource, record]) => this.#session(bare, resource, record));
   }
 
   async accounts(): Promise<string[]> {
@@ -115,7 +122,13 @@ export class ClusterDirectory implements SessionSource {
   }
 
   async all(): Promise<C2SSession[]> {
-    return [...this.mirror.entries()].map(([bare, resource, record]) => new RemoteSession(Jid.parse(`${bare}/${resource}`), record, this.peers));
+    return [...this.mirror.entries()].map(([bare, resource, record]) => this.#session(bare, resource, record));
+  }
+
+  #session(bare: string, resource: string, record: SessionRecord): RemoteSession {
+    let session = this.#sessions.get(record);
+    if (!session) this.#sessions.set(record, (session = new RemoteSession(Jid.parse(`${bare}/${resource}`), record, this.peers)));
+    return session;
   }
 
   async count(): Promise<number> {

@@ -6,7 +6,7 @@
  * them (docs/decisions.md, "Cluster").
  */
 import type { Redis } from 'ioredis';
-import type { Logger } from '@service/plugin-api';
+import { KeyedLock, type Logger } from '@service/plugin-api';
 import type { ClusterKeys } from './keys.js';
 
 export type InboxEntry =
@@ -24,18 +24,33 @@ export type InboxEntry =
 const MAX_LENGTH = 1_000_000;
 
 /**
- * Appends to a node's inbox only while its heartbeat key lives, in one step: once the key has expired, the
- * node that cleans up after it drains the inbox, and nothing may be added after that, where nobody would
- * ever read it. KEYS: inbox, alive key; ARGV: max length, then the entry's fields.
+ * Appends entries to a node's inbox only while its heartbeat key lives, in one step: once the key has
+ * expired, the node that cleans up after it drains the inbox, and nothing may be added after that, where
+ * nobody would ever read it. KEYS: inbox, alive key; ARGV: max length, then for each entry the number of
+ * its field and value strings followed by them.
  */
 const SEND_IF_ALIVE = `
 if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(ARGV, 2))
+local i = 2
+while i <= #ARGV do
+  local n = tonumber(ARGV[i])
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(ARGV, i + 1, i + n))
+  i = i + n + 1
+end
 return 1`;
+
+/** The most entries one script call carries; more wait for the next call. */
+const MAX_BATCH = 500;
+
+interface Outgoing {
+  readonly fields: string[];
+  readonly settle: (added: boolean | Error) => void;
+}
 
 export class Inbox {
   #stopped = false;
   #loop?: Promise<void>;
+  readonly #order = new KeyedLock();
 
   constructor(
     private readonly redis: Redis,
@@ -61,11 +76,39 @@ export class Inbox {
 
   /**
    * Appends an entry to a node's inbox; resolves false when that node is dead (its heartbeat expired), so
-   * the entry was not added. Rejects when Redis cannot take it.
+   * the entry was not added. Rejects when Redis cannot take it. What is sent to one node in one turn of the
+   * event loop goes in one script call, in order: one command per burst, not one per stanza.
    */
-  async send(node: string, entry: InboxEntry): Promise<boolean> {
-    const added = await this.redis.eval(SEND_IF_ALIVE, 2, this.keys.inbox(node), this.keys.alive(node), String(MAX_LENGTH), ...Object.entries(entry).flat());
-    return added === 1;
+  send(node: string, entry: InboxEntry): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      let queue = this.#outgoing.get(node);
+      if (!queue) this.#outgoing.set(node, (queue = []));
+      queue.push({ fields: Object.entries(entry).flat(), settle: (added) => (added instanceof Error ? reject(added) : resolve(added)) });
+      if (!this.#flushing) {
+        this.#flushing = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  readonly #outgoing = new Map<string, Outgoing[]>();
+  #flushing = false;
+
+  #flush(): void {
+    this.#flushing = false;
+    for (const [node, queue] of this.#outgoing) {
+      this.#outgoing.delete(node);
+      for (let start = 0; start < queue.length; start += MAX_BATCH) {
+        const batch = queue.slice(start, start + MAX_BATCH);
+        const args: string[] = [String(MAX_LENGTH)];
+        for (const { fields } of batch) args.push(String(fields.length), ...fields);
+        // Calls to one node go out in order on one connection, so its entries stay in the order sent.
+        this.redis.eval(SEND_IF_ALIVE, 2, this.keys.inbox(node), this.keys.alive(node), ...args).then(
+          (added) => batch.forEach((o) => o.settle(added === 1)),
+          (err: Error) => batch.forEach((o) => o.settle(err)),
+        );
+      }
+    }
   }
 
   /** What a dead node had not read yet, oldest first; its inbox is deleted. */
@@ -90,16 +133,20 @@ export class Inbox {
         continue;
       }
       const items = batch?.[0]?.[1] ?? [];
+      // In order for each session, and the sessions side by side: an entry that waits (a privacy list
+      // read from the database, a write to a slow client) holds up only what follows it for the same session.
+      const handled: Array<Promise<void>> = [];
       for (const [id, fields] of items) {
         last = id;
         const entry = entryOf(fields);
         if (!entry) continue;
-        try {
-          await this.handle(entry);
-        } catch (err) {
-          this.logger.error({ err, kind: entry.kind, to: entry.to }, 'handling a cluster inbox entry failed');
-        }
+        handled.push(
+          this.#order.run(entry.to, () => this.handle(entry)).catch((err) => {
+            this.logger.error({ err, kind: entry.kind, to: entry.to }, 'handling a cluster inbox entry failed');
+          }),
+        );
       }
+      await Promise.all(handled);
       if (items.length) await this.redis.xdel(key, ...items.map(([id]) => id)).catch(() => {});
     }
   }

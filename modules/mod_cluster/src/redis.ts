@@ -6,14 +6,16 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@service/plugin-api';
 
-export function openRedis(url: string, role: string, logger: Logger): Redis {
+/** `node`: this node's name, in the connection's name (CLIENT LIST shows which node holds which connection). */
+export function openRedis(url: string, role: string, node: string, logger: Logger): Redis {
   const redis = new Redis(url, {
     lazyConnect: true,
     // Backoff: 100 ms, 200 ms… up to 5 s between attempts, for as long as it takes.
     retryStrategy: (attempt) => Math.min(100 * 2 ** Math.min(attempt - 1, 6), 5000),
     maxRetriesPerRequest: role === 'inbox' ? null : 3,
     enableOfflineQueue: true,
-    connectionName: `service-${role}`,
+    // Redis allows no spaces or newlines in a connection name; node names have neither (service@host).
+    connectionName: `service-${role}-${node.replace(/[^\x21-\x7e]/g, '_')}`,
     // Commands issued in one turn of the event loop go out in one write: a burst of stanzas for other
     // nodes costs one round trip, not one each (the blocking inbox reader has nothing to batch).
     enableAutoPipelining: role === 'commands',

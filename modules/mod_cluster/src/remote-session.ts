@@ -25,7 +25,6 @@ export class RemoteSession implements C2SSession {
   port: number;
   priority: number;
   available: boolean;
-  presence: XmlElement | undefined;
   closed = false;
   readonly account: Jid;
   readonly resource: string;
@@ -33,6 +32,8 @@ export class RemoteSession implements C2SSession {
   readonly statusText: string;
   readonly outlet: StanzaOutlet;
   readonly #state = new Map<string, unknown>();
+  /** The presence as parsed, once asked for: routing to the session never needs it, presence probes do. */
+  #presence: XmlElement | undefined | null = null;
 
   constructor(
     readonly jid: Jid,
@@ -46,7 +47,6 @@ export class RemoteSession implements C2SSession {
     this.port = record.port;
     this.priority = record.priority;
     this.available = record.available;
-    this.presence = record.presence ? fromStoredXml(record.presence) : undefined;
     this.account = jid.toBare();
     this.resource = jid.resource ?? '';
     this.show = record.show;
@@ -56,6 +56,15 @@ export class RemoteSession implements C2SSession {
       close: (error?: StreamError) => void peers.close(record, jid.full, error?.condition ?? 'reset', error?.text ?? ''),
       sendAsClient: (stanza) => peers.sendAsClient(record, jid.full, stanza),
     };
+  }
+
+  get presence(): XmlElement | undefined {
+    if (this.#presence === null) this.#presence = this.record.presence ? fromStoredXml(this.record.presence) : undefined;
+    return this.#presence;
+  }
+
+  set presence(presence: XmlElement | undefined) {
+    this.#presence = presence;
   }
 
   /** The node that carries the session. */

@@ -5,7 +5,7 @@
  * Modules that keep XML (offline messages, vCards, private storage) store and read it with these.
  */
 import { XmlElement } from './element.js';
-import { parseElement } from './stream-parser.js';
+import { StreamParser, parseElement } from './stream-parser.js';
 
 /** Stored elements passed the stream's limits when they arrived; reading them back needs no size limit. */
 const STORED_LIMITS = { maxStanzaSize: Infinity, maxDepth: 64 };
@@ -14,7 +14,46 @@ export function toStoredXml(element: XmlElement): string {
   return selfContained(element, undefined, new Map()).toString();
 }
 
+/**
+ * Reads stored elements one after another as children of one long-lived synthetic root: a parser costs more
+ * to build than a stanza costs to parse, and a cluster node reads every stanza another node hands it this
+ * way. Anything unusual (an XML declaration, an error, an unfinished element) drops the reader and goes to
+ * parseElement, which says precisely what is wrong.
+ */
+interface StoredReader {
+  readonly parser: StreamParser;
+  readonly out: XmlElement[];
+  failed: boolean;
+}
+let reader: StoredReader | undefined;
+
+function storedReader(): StoredReader {
+  if (reader) return reader;
+  const out: XmlElement[] = [];
+  const state: { failed: boolean } = { failed: false };
+  const parser = new StreamParser(
+    {
+      streamStart: () => {},
+      element: (element) => out.push(element),
+      streamEnd: () => {},
+      error: () => {
+        state.failed = true;
+      },
+    },
+    STORED_LIMITS,
+  );
+  parser.writeText('<root>');
+  reader = Object.assign(state, { parser, out });
+  return reader;
+}
+
 export function fromStoredXml(text: string): XmlElement {
+  if (text.charCodeAt(0) === 60 /* < */ && text.charCodeAt(1) !== 63 /* ? */) {
+    const current = storedReader();
+    current.parser.writeText(text);
+    if (!current.failed && current.out.length === 1 && current.parser.openElement === undefined) return current.out.pop()!;
+    reader = undefined;
+  }
   return parseElement(text, STORED_LIMITS);
 }
 

@@ -1,0 +1,35 @@
+/**
+ * Elements as stored text (toStoredXml / fromStoredXml): what is stored reads back to the same names,
+ * namespaces, attributes and text, one element after another through the long-lived reader, and bad or
+ * unusual text (a declaration, two elements, an unfinished one, a comment) is refused or read exactly as
+ * parseElement would, without spoiling what is read after it.
+ */
+import { expect } from 'chai';
+import { ParseError, fromStoredXml, parseElement, toStoredXml, x } from '@service/plugin-api';
+
+describe('stored XML', () => {
+  it('reads back what it stored, many times in a row, with namespaces inherited from ancestors declared', () => {
+    const message = parseElement(`<message xmlns='jabber:client' to='a@b' type='chat'><body>hi &amp; bye</body><x xmlns='urn:x'><y/></x></message>`);
+    const body = message.getChild('body')!;
+    for (let i = 0; i < 1000; i++) {
+      const back = fromStoredXml(toStoredXml(message));
+      expect(back.toString()).to.equal(message.toString());
+      expect(back.getChild('x', 'urn:x')!.getChild('y')!.ns).to.equal('urn:x');
+    }
+    const alone = fromStoredXml(toStoredXml(body));
+    expect(alone.ns).to.equal('jabber:client');
+    expect(alone.text()).to.equal('hi & bye');
+  });
+
+  it('refuses bad text with parseElement\'s error, and reads the next element as if nothing happened', () => {
+    for (const bad of ['<a><b></a>', '<a/><b/>', '<a>', 'text', '<a><!-- c --></a>']) {
+      expect(() => fromStoredXml(bad), bad).to.throw(ParseError);
+      expect(fromStoredXml(`<ok n='${bad.length}'/>`).attr('n')).to.equal(String(bad.length));
+    }
+  });
+
+  it('accepts an XML declaration before the element', () => {
+    expect(fromStoredXml(`<?xml version='1.0'?><iq type='get' id='1'/>`).attr('id')).to.equal('1');
+    expect(fromStoredXml(toStoredXml(x('presence', { type: 'probe' }))).attr('type')).to.equal('probe');
+  });
+});
