@@ -56,6 +56,8 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
             mod_privacy: {},
             mod_carboncopy: {},
             mod_stream_mgmt: {},
+            mod_blocking: {},
+            mod_shared_roster: {},
             mod_cluster: { cluster, cookie: COOKIE, heartbeat_interval: 200, heartbeat_timeout: 1500 },
           },
         };
@@ -362,6 +364,35 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       expect(await soon(1, basic('carol', 'new-pw'), 401)).to.equal(401);
       expect((await api(0, 'unban_account', { user: 'carol', host: 'localhost' })).status).to.equal(200);
       expect(await soon(1, basic('carol', 'new-pw'), 200)).to.equal(200);
+    });
+
+    it('applies a block and a shared roster group made on one node on every node at once', async () => {
+      const [alice] = clients as [Client];
+      // dave on node 2 writes to alice on node 1: delivered (node 2 now knows alice's empty blocklist).
+      const dave = await connect(1, 'dave');
+      const first = next(alice, (s) => s.is('message') && s.getChildText('body') === 'before the block');
+      await dave.send(xml('message', { to: 'alice@localhost', type: 'chat' }, xml('body', {}, 'before the block')));
+      await first;
+      // alice blocks dave on node 1; node 2 refuses dave's next message to her at once.
+      await alice.iqCaller.request(xml('iq', { type: 'set' }, xml('block', { xmlns: 'urn:xmpp:blocking' }, xml('item', { jid: 'dave@localhost' }))));
+      const refused = next(dave, (s) => s.is('message') && s.attrs.type === 'error' && s.attrs.id === 'after-block');
+      await dave.send(xml('message', { to: 'alice@localhost', type: 'chat', id: 'after-block' }, xml('body', {}, 'after the block')));
+      await refused;
+      await alice.iqCaller.request(xml('iq', { type: 'set' }, xml('unblock', { xmlns: 'urn:xmpp:blocking' }, xml('item', { jid: 'dave@localhost' }))));
+      // A shared roster group made through node 1 is in the roster dave gets from node 2.
+      expect((await api(0, 'srg_create', { group: 'crew', host: 'localhost', label: 'Crew', description: '', display: ['crew'] })).status).to.equal(200);
+      for (const user of ['alice', 'dave']) expect((await api(0, 'srg_user_add', { user, host: 'localhost', group: 'crew', grouphost: 'localhost' })).status).to.equal(200);
+      const deadline = Date.now() + 2000;
+      let jids: string[] = [];
+      while (Date.now() < deadline) {
+        const roster = await dave.iqCaller.request(xml('iq', { type: 'get' }, xml('query', { xmlns: 'jabber:iq:roster' })));
+        jids = roster.getChild('query')!.getChildren('item').map((item: any) => item.attrs.jid);
+        if (jids.includes('alice@localhost')) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(jids).to.include('alice@localhost');
+      expect((await api(0, 'srg_delete', { group: 'crew', host: 'localhost' })).status).to.equal(200);
+      await dave.stop();
     });
 
     it('removes a node killed with SIGKILL while messages flow: the others keep serving, and no acknowledged message is lost', async () => {

@@ -5,7 +5,7 @@
  * parseElement would, without spoiling what is read after it.
  */
 import { expect } from 'chai';
-import { ParseError, fromStoredXml, parseElement, toStoredXml, x } from '@service/plugin-api';
+import { ParseError, fromStoredXml, parseElement, toStoredXml, x, type XmlElement } from '@service/plugin-api';
 
 describe('stored XML', () => {
   it('reads back what it stored, many times in a row, with namespaces inherited from ancestors declared', () => {
@@ -19,6 +19,17 @@ describe('stored XML', () => {
     const alone = fromStoredXml(toStoredXml(body));
     expect(alone.ns).to.equal('jabber:client');
     expect(alone.text()).to.equal('hi & bye');
+  });
+
+  it('declares a prefix an ancestor declared, where an element taken out of its tree uses it', () => {
+    const message = parseElement(`<message xmlns='jabber:client' xmlns:foo='urn:foo'><foo:bar a='1'><foo:baz/><plain/></foo:bar></message>`);
+    const bar = message.children.find((c): c is XmlElement => typeof c !== 'string')!;
+    const stored = toStoredXml(bar);
+    expect(stored).to.equal(`<foo:bar a='1' xmlns:foo='urn:foo'><foo:baz/><plain xmlns='jabber:client'/></foo:bar>`);
+    const back = fromStoredXml(stored);
+    expect(back.ns).to.equal('urn:foo');
+    expect((back.children[0] as any).ns).to.equal('urn:foo');
+    expect((back.children[1] as any).ns).to.equal('jabber:client');
   });
 
   it('refuses bad text with parseElement\'s error, and reads the next element as if nothing happened', () => {

@@ -29,7 +29,7 @@ export default defineModule({
   migrations: BLOCKING_MIGRATIONS,
   start(ctx) {
     const { xmpp } = ctx.services;
-    const store = new BlocklistStore(() => ctx.db);
+    const store = new BlocklistStore(() => ctx.db, ctx.services.caches);
     const presence = new PresenceOnChange(xmpp.sessions, xmpp.router, () => ctx.find(rosterService));
     const blocking = new Blocking(store, new BlocklistPushes(xmpp.sessions, xmpp.router), presence);
     const enforcement = new BlockingEnforcement(store, presence, xmpp.router);
@@ -65,6 +65,7 @@ export default defineModule({
         { hook: 'remove_user', handler: (user, host) => store.removeAccount(account(user, host)) },
         { hook: 'clear_cache', handler: () => store.clearCache() },
       ],
+      stop: () => store.leave(),
     };
   },
 });

@@ -1,21 +1,32 @@
 /**
  * Blocklists in SQL, with a cache in front: every stanza delivered to an account consults its list, so it
- * is read once and kept (per process) until changed here or `clear_cache`. Writes of one account run one
- * at a time, which keeps its JIDs unique without a unique index (see migrations.ts).
+ * is read once and kept (per process) until changed here, on another node of a cluster (a shared cache), or
+ * `clear_cache`. Writes of one account run one at a time, which keeps its JIDs unique without a unique
+ * index (see migrations.ts).
  */
-import { KeyedLock, insertRows, type Knex } from '@service/plugin-api';
+import { KeyedLock, insertRows, type CachesApi, type Knex } from '@service/plugin-api';
 import type { Jid } from '@service/plugin-api';
 import { BLOCKLIST_TABLE } from './migrations.js';
 
 /** Accounts kept in the cache; past it the cache starts over (cheap, and bounded). */
 const CACHE_LIMIT = 10_000;
 
+/** The blocklists' name among the shared caches: a JID blocked on one node is blocked on every node. */
+export const BLOCKLIST_CACHE = 'blocklists';
+
 export class BlocklistStore {
   readonly #cache = new Map<string, Promise<Set<string>>>();
   /** Writes of one account run one at a time. */
   readonly #writes = new KeyedLock();
+  /** Leaves the shared caches (when the module stops). */
+  readonly leave: () => void;
 
-  constructor(private readonly db: () => Knex) {}
+  constructor(
+    private readonly db: () => Knex,
+    private readonly caches: CachesApi,
+  ) {
+    this.leave = caches.register(BLOCKLIST_CACHE, (bare) => (bare === undefined ? this.#cache.clear() : this.#cache.delete(bare)));
+  }
 
   /** The account's blocked JIDs (normalized text). */
   list(account: Jid): Promise<ReadonlySet<string>> {
@@ -40,6 +51,7 @@ export class BlocklistStore {
         // A <block/> may name any number of JIDs.
         await insertRows(this.db(), BLOCKLIST_TABLE, added.map((jid) => ({ ...keyOf(account), jid, created_at: now })));
         this.#cache.set(account.bare, Promise.resolve(new Set([...current, ...added])));
+        await this.caches.changed(BLOCKLIST_CACHE, account.bare);
       }
       return added;
     });
@@ -54,6 +66,7 @@ export class BlocklistStore {
         const rows = this.db()(BLOCKLIST_TABLE).where(keyOf(account));
         await (jids === undefined ? rows : rows.whereIn('jid', removed)).delete();
         this.#cache.set(account.bare, Promise.resolve(new Set([...current].filter((jid) => !removed.includes(jid)))));
+        await this.caches.changed(BLOCKLIST_CACHE, account.bare);
       }
       return removed;
     });
@@ -63,6 +76,7 @@ export class BlocklistStore {
     await this.#writes.run(account.bare, async () => {
       await this.db()(BLOCKLIST_TABLE).where(keyOf(account)).delete();
       this.#cache.delete(account.bare);
+      await this.caches.changed(BLOCKLIST_CACHE, account.bare);
     });
   }
 

@@ -26,24 +26,18 @@ const MAX_LENGTH = 1_000_000;
 /**
  * Appends entries to a node's inbox only while its heartbeat key lives, in one step: once the key has
  * expired, the node that cleans up after it drains the inbox, and nothing may be added after that, where
- * nobody would ever read it. KEYS: inbox, alive key; ARGV: max length, then for each entry the number of
- * its field and value strings followed by them.
+ * nobody would ever read it. KEYS: inbox, alive key; ARGV: max length, then the entries (encodeEntry).
  */
 const SEND_IF_ALIVE = `
 if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
-local i = 2
-while i <= #ARGV do
-  local n = tonumber(ARGV[i])
-  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(ARGV, i + 1, i + n))
-  i = i + n + 1
-end
+for i = 2, #ARGV do redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i]) end
 return 1`;
 
 /** The most entries one script call carries; more wait for the next call. */
 const MAX_BATCH = 500;
 
 interface Outgoing {
-  readonly fields: string[];
+  readonly encoded: string;
   readonly settle: (added: boolean | Error) => void;
 }
 
@@ -83,7 +77,7 @@ export class Inbox {
     return new Promise((resolve, reject) => {
       let queue = this.#outgoing.get(node);
       if (!queue) this.#outgoing.set(node, (queue = []));
-      queue.push({ fields: Object.entries(entry).flat(), settle: (added) => (added instanceof Error ? reject(added) : resolve(added)) });
+      queue.push({ encoded: encodeEntry(entry), settle: (added) => (added instanceof Error ? reject(added) : resolve(added)) });
       if (!this.#flushing) {
         this.#flushing = true;
         setImmediate(() => this.#flush());
@@ -101,7 +95,7 @@ export class Inbox {
       for (let start = 0; start < queue.length; start += MAX_BATCH) {
         const batch = queue.slice(start, start + MAX_BATCH);
         const args: string[] = [String(MAX_LENGTH)];
-        for (const { fields } of batch) args.push(String(fields.length), ...fields);
+        for (const { encoded } of batch) args.push(encoded);
         // Calls to one node go out in order on one connection, so its entries stay in the order sent.
         this.redis.eval(SEND_IF_ALIVE, 2, this.keys.inbox(node), this.keys.alive(node), ...args).then(
           (added) => batch.forEach((o) => o.settle(added === 1)),
@@ -152,13 +146,60 @@ export class Inbox {
   }
 }
 
-function entryOf(fields: string[]): InboxEntry | undefined {
-  const map: Record<string, string> = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) map[fields[i]!] = fields[i + 1]!;
-  if ((map.kind === 'deliver' || map.kind === 'send') && map.to && map.xml !== undefined) return { kind: map.kind, to: map.to, xml: map.xml };
-  if (map.kind === 'close' && map.to) return { kind: 'close', to: map.to, condition: map.condition ?? 'reset', text: map.text ?? '' };
-  if (map.kind === 'leave' && map.to) return { kind: 'leave', to: map.to };
-  if (map.kind === 'take' && map.to && map.id && map.from && map.ref) return { kind: 'take', to: map.to, id: map.id, from: map.from, ref: map.ref };
-  if (map.kind === 'taken' && map.to && map.ref && map.session !== undefined) return { kind: 'taken', to: map.to, ref: map.ref, session: map.session };
+/**
+ * An entry as one string: its kind, its address and the rest, one per line, the last part free text (a
+ * stanza, a reason, a session as JSON). One field per stream entry: what Redis and the client library
+ * handle per entry is one string, not six. JIDs, node names and ids hold no line break.
+ */
+export function encodeEntry(entry: InboxEntry): string {
+  switch (entry.kind) {
+    case 'deliver':
+    case 'send':
+      return `${entry.kind}\n${entry.to}\n${entry.xml}`;
+    case 'close':
+      return `close\n${entry.to}\n${entry.condition}\n${entry.text}`;
+    case 'leave':
+      return `leave\n${entry.to}`;
+    case 'take':
+      return `take\n${entry.to}\n${entry.id}\n${entry.from}\n${entry.ref}`;
+    case 'taken':
+      return `taken\n${entry.to}\n${entry.ref}\n${entry.session}`;
+  }
+}
+
+/** The entry of a stream entry's fields; undefined for what this version does not know. */
+export function entryOf(fields: string[]): InboxEntry | undefined {
+  const text = fields[0] === 'e' ? fields[1] : undefined;
+  if (text === undefined) return undefined;
+  const parts = (count: number): string[] | undefined => {
+    const out: string[] = [];
+    let from = 0;
+    for (let i = 0; i < count - 1; i++) {
+      const end = text.indexOf('\n', from);
+      if (end === -1) return undefined;
+      out.push(text.slice(from, end));
+      from = end + 1;
+    }
+    out.push(text.slice(from));
+    return out;
+  };
+  const kind = text.slice(0, text.indexOf('\n'));
+  if (kind === 'deliver' || kind === 'send') {
+    const [, to, xml] = parts(3) ?? [];
+    return to && xml !== undefined ? { kind, to, xml } : undefined;
+  }
+  if (kind === 'close') {
+    const [, to, condition, reason] = parts(4) ?? [];
+    return to && condition ? { kind, to, condition, text: reason ?? '' } : undefined;
+  }
+  if (kind === 'take') {
+    const [, to, id, from, ref] = parts(5) ?? [];
+    return to && id && from && ref ? { kind, to, id, from, ref } : undefined;
+  }
+  if (kind === 'taken') {
+    const [, to, ref, session] = parts(4) ?? [];
+    return to && ref && session !== undefined ? { kind, to, ref, session } : undefined;
+  }
+  if (text.startsWith('leave\n')) return { kind: 'leave', to: text.slice(6) };
   return undefined;
 }

@@ -2,9 +2,9 @@
  * Accounts coming and going: a new account of a vhost with an `@all@` group appears in the rosters of
  * those who see that group; a removed account leaves every group and every roster that showed it.
  */
-import type { HookRegistration } from '@service/plugin-api';
+import type { CachesApi, HookRegistration } from '@service/plugin-api';
 import type { Groups } from './groups.js';
-import type { HostAccounts, OnlineAccounts } from './members.js';
+import { SHARED_ROSTER_CACHE, type HostAccounts, type OnlineAccounts } from './members.js';
 import type { Propagation } from './propagation.js';
 import type { SharedRosterStore } from './store.js';
 
@@ -15,12 +15,14 @@ export interface AccountHookDeps {
   readonly online: OnlineAccounts;
   readonly propagation: Propagation;
   exclusive<T>(work: () => Promise<T>): Promise<T>;
+  /** Other nodes of a cluster learn that a vhost's accounts changed. */
+  readonly caches: CachesApi;
   /** Reloads the groups from the tables (clear_cache), bringing online rosters up to date. */
   reload(): Promise<void>;
 }
 
 export function accountHooks(deps: AccountHookDeps): HookRegistration[] {
-  const { groups, store, accounts, online, propagation, exclusive } = deps;
+  const { groups, store, accounts, online, propagation, exclusive, caches } = deps;
   return [
     {
       hook: 'register_user',
@@ -30,9 +32,10 @@ export function accountHooks(deps: AccountHookDeps): HookRegistration[] {
           if (!groups.hasAllUsersGroups(host)) return accounts.added(bare, host);
           // The accounts table has the new account already: it did not count before this hook.
           await propagation.aroundContact(bare, () => accounts.added(bare, host), { presence: false, assume: { bare, registered: false } });
-        }),
+        }).finally(() => caches.changed(SHARED_ROSTER_CACHE, host)),
     },
     {
+      // Every group loses the account: other nodes read the groups again.
       hook: 'remove_user',
       handler: (user, host) =>
         exclusive(async () => {
@@ -48,7 +51,7 @@ export function accountHooks(deps: AccountHookDeps): HookRegistration[] {
             },
             { presence: false, assume: { bare, registered: true } },
           );
-        }),
+        }).finally(() => caches.changed(SHARED_ROSTER_CACHE)),
     },
     {
       hook: 'clear_cache',

@@ -5,10 +5,12 @@
  * group that does not exist, `conflict` for what is already so. A failed call changes nothing.
  *
  * Every change is written to the tables, then to memory, then pushed to the rosters of the accounts
- * online (see propagation.ts); changes run one at a time.
+ * online (see propagation.ts); changes run one at a time. Other nodes of a cluster are told, and read the
+ * groups again (SHARED_ROSTER_CACHE).
  */
 import { badArgument, conflict, notFound, type ServerServices } from '@service/plugin-api';
 import { byName, refText, type DisplayedRef, type Group, type GroupRef, type Groups } from './groups.js';
+import { SHARED_ROSTER_CACHE } from './members.js';
 import type { Propagation } from './propagation.js';
 import type { SharedRosterStore } from './store.js';
 import { ALL_USERS, ONLINE_USERS, groupName, groupRef, label, servedHost, userName } from './validation.js';
@@ -77,7 +79,14 @@ export function sharedRosterApi({ services, groups, store, propagation, exclusiv
   const checkDisplayable = (ref: GroupRef, from: GroupRef): void => {
     if (ref.host !== from.host || ref.name !== from.name) existing(ref);
   };
-  const adminChange = <T>(work: () => Promise<T>) => exclusive(() => propagation.around(work, { presence: true }));
+  const adminChange = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await exclusive(() => propagation.around(work, { presence: true }));
+    } finally {
+      // Told even after a failure: the tables may have changed before it.
+      await services.caches.changed(SHARED_ROSTER_CACHE);
+    }
+  };
 
   return {
     async listGroups({ host }) {

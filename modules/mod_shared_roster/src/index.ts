@@ -9,7 +9,7 @@ import { rosterService } from '@service/mod_roster/api';
 import { accountHooks } from './account-hooks.js';
 import { sharedRosterApi } from './api.js';
 import { Groups } from './groups.js';
-import { HostAccounts, OnlineAccounts } from './members.js';
+import { HostAccounts, OnlineAccounts, SHARED_ROSTER_CACHE } from './members.js';
 import { SHARED_ROSTER_MIGRATIONS } from './migrations.js';
 import { ONLINE_TRACKING_PRIORITY, onlineTracking } from './online-tracking.js';
 import { Propagation } from './propagation.js';
@@ -69,17 +69,29 @@ export default defineModule({
           { presence: true },
         ),
       );
+    // What another node of a cluster changed: read the groups and accounts again, quietly (that node has
+    // pushed the change to every roster concerned, on every node).
+    const leaveSharedCache = ctx.services.caches.register(SHARED_ROSTER_CACHE, (host) => {
+      if (host !== undefined) return accounts.forget(host);
+      accounts.clear();
+      void exclusive(async () => {
+        const loaded = await store.load();
+        groups.clear();
+        for (const group of loaded) groups.put(group);
+      }).catch((err: Error) => ctx.logger.warn({ err: err.message }, 'reading the shared roster groups again failed: %s', err.message));
+    });
     const tracking = onlineTracking({ groups, online, propagation, exclusive });
     const stopProviding = roster.provideSharedContacts(view);
     return {
       services: [provide(sharedRosterService, sharedRosterApi({ services: ctx.services, groups, store, propagation, exclusive }))],
       xmpp: { middleware: [{ chain: 'user_send', priority: ONLINE_TRACKING_PRIORITY, handler: tracking.middleware }] },
       hooks: [
-        ...accountHooks({ groups, store, accounts, online, propagation, exclusive, reload }),
+        ...accountHooks({ groups, store, accounts, online, propagation, exclusive, reload, caches: ctx.services.caches }),
         { hook: 'c2s_session_closed', handler: tracking.sessionClosed },
       ],
       stop() {
         stopProviding();
+        leaveSharedCache();
       },
     };
   },

@@ -5,6 +5,13 @@
  */
 import type { C2SSession, ServerServices, XmppApi } from '@service/plugin-api';
 
+/**
+ * The shared caches' name for what this module keeps in memory: key a vhost when only its accounts changed
+ * (a registration), no key when the groups did (a group command, an account removed from its groups). A
+ * change on one node of a cluster makes every other node read them again.
+ */
+export const SHARED_ROSTER_CACHE = 'shared_roster';
+
 export class HostAccounts {
   readonly #cache = new Map<string, Promise<Set<string>>>();
 
@@ -38,6 +45,11 @@ export class HostAccounts {
 
   clear(): void {
     this.#cache.clear();
+  }
+
+  /** Forgets a vhost's accounts (another node registered one): read again when next needed. */
+  forget(host: string): void {
+    this.#cache.delete(host);
   }
 }
 

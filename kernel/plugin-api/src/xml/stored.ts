@@ -4,14 +4,14 @@
  * back alone to the same names and namespaces.
  * Modules that keep XML (offline messages, vCards, private storage) store and read it with these.
  */
-import { XmlElement } from './element.js';
+import { XmlElement, escapeAttr, escapeText } from './element.js';
 import { StreamParser, parseElement } from './stream-parser.js';
 
 /** Stored elements passed the stream's limits when they arrived; reading them back needs no size limit. */
 const STORED_LIMITS = { maxStanzaSize: Infinity, maxDepth: 64 };
 
 export function toStoredXml(element: XmlElement): string {
-  return selfContained(element, undefined, new Map()).toString();
+  return storedText(element, undefined, NO_PREFIXES);
 }
 
 /**
@@ -57,24 +57,48 @@ export function fromStoredXml(text: string): XmlElement {
   return parseElement(text, STORED_LIMITS);
 }
 
-function selfContained(element: XmlElement, inheritedDefault: string | undefined, inheritedPrefixes: ReadonlyMap<string, string>): XmlElement {
-  const attrs = { ...element.attrs };
-  const prefixes = new Map(inheritedPrefixes);
-  for (const [name, value] of Object.entries(attrs)) if (name.startsWith('xmlns:')) prefixes.set(name.slice('xmlns:'.length), value);
-  let defaultNs = attrs.xmlns ?? inheritedDefault;
+const NO_PREFIXES: ReadonlyMap<string, string> = new Map();
+
+/**
+ * The element as text that declares every namespace it relies on, written directly (no copy of the tree):
+ * an element whose namespace differs from the default it inherits declares it, and a prefix not declared
+ * in the text yet is declared where it is used.
+ */
+function storedText(element: XmlElement, inheritedDefault: string | undefined, inheritedPrefixes: ReadonlyMap<string, string>): string {
+  const attrs = element.attrs;
+  let prefixes = inheritedPrefixes;
+  let out = `<${element.name}`;
+  let declaresDefault = false;
   const colon = element.name.indexOf(':');
+  for (const name in attrs) {
+    let value = attrs[name]!;
+    if (name === 'xmlns') {
+      declaresDefault = true;
+      // The element's own namespace wins over an xmlns attribute that says otherwise (as the copy did).
+      if (colon === -1 && element.ns !== undefined) value = element.ns;
+    } else if (name.startsWith('xmlns:')) {
+      if (prefixes === inheritedPrefixes) prefixes = new Map(inheritedPrefixes);
+      (prefixes as Map<string, string>).set(name.slice(6), value);
+    }
+    out += ` ${name}='${escapeAttr(value)}'`;
+  }
+  let defaultNs = declaresDefault ? (colon === -1 && element.ns !== undefined ? element.ns : attrs.xmlns) : inheritedDefault;
   if (colon === -1) {
     if (element.ns !== undefined && element.ns !== defaultNs) {
-      attrs.xmlns = element.ns;
+      // An xmlns attribute that disagrees with the element's namespace cannot be: the parser sets both.
+      out += ` xmlns='${escapeAttr(element.ns)}'`;
       defaultNs = element.ns;
     }
   } else {
     const prefix = element.name.slice(0, colon);
     if (element.ns !== undefined && prefix !== 'xml' && !prefixes.has(prefix)) {
-      attrs[`xmlns:${prefix}`] = element.ns;
-      prefixes.set(prefix, element.ns);
+      out += ` xmlns:${prefix}='${escapeAttr(element.ns)}'`;
+      if (prefixes === inheritedPrefixes) prefixes = new Map(inheritedPrefixes);
+      (prefixes as Map<string, string>).set(prefix, element.ns);
     }
   }
-  const children = element.children.map((child) => (typeof child === 'string' ? child : selfContained(child, defaultNs, prefixes)));
-  return new XmlElement(element.name, attrs, children, element.ns);
+  if (element.children.length === 0) return `${out}/>`;
+  out += '>';
+  for (const child of element.children) out += typeof child === 'string' ? escapeText(child) : storedText(child, defaultNs, prefixes);
+  return `${out}</${element.name}>`;
 }

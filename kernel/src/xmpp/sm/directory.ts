@@ -49,7 +49,11 @@ export class MergedSessionDirectory implements SessionDirectory {
   async byAccount(bare: string): Promise<C2SSession[]> {
     const local = this.local.byAccount(bare);
     if (this.#sources.length === 0) return local;
-    return withoutLocalDuplicates(local, await this.#ask('byAccount', (s) => s.byAccount(bare), []));
+    const remote = await this.#ask('byAccount', (s) => s.byAccount(bare), []);
+    // The usual answers, without building a set: the account is on this node only, or on one source only.
+    if (remote.every((sessions) => sessions.length === 0)) return local;
+    if (local.length === 0 && remote.length === 1) return remote[0]!;
+    return withoutLocalDuplicates(local, remote);
   }
 
   async accounts(): Promise<string[]> {
@@ -79,16 +83,18 @@ export class MergedSessionDirectory implements SessionDirectory {
 
   /** Every source's answer, in registration order; `fallback` for one that fails. */
   #ask<T>(question: string, ask: (source: SessionSource) => Promise<T>, fallback: T): Promise<T[]> {
-    return Promise.all(
-      this.#sources.map(async ({ source, owner }) => {
-        try {
-          return await ask(source);
-        } catch (err) {
-          this.logger.warn({ err, module: owner, question }, 'a session source of %s failed; its sessions are left out', owner);
-          return fallback;
-        }
-      }),
-    );
+    const one = async ({ source, owner }: Registered): Promise<T> => {
+      try {
+        return await ask(source);
+      } catch (err) {
+        this.logger.warn({ err, module: owner, question }, 'a session source of %s failed; its sessions are left out', owner);
+        return fallback;
+      }
+    };
+    const sources = this.#sources;
+    // One source (a cluster) is the usual case: no Promise.all on the routing path.
+    if (sources.length === 1) return one(sources[0]!).then((answer) => [answer]);
+    return Promise.all(sources.map(one));
   }
 }
 
