@@ -9,7 +9,7 @@
  *
  *   1. sessions: `--sessions` per node (SCRAM-SHA-256, no TLS), each node's RSS after a full GC, per session;
  *   2. one-to-one messages between two nodes (senders on node 1, receivers on node 2) and, side by side, on one
- *      node (both on node 1), at increasing rates until p99 reaches 200 ms: the highest rate under it;
+ *      node (both on node 1), at increasing rates until p99 is over 200 ms twice in a row: the highest rate under it;
  *   3. the time to detect a dead node: SIGKILL of the last node, until list_cluster on node 1 leaves it out.
  * Prints markdown tables and writes bench/results/cluster-<time>.json.
  */
@@ -157,7 +157,9 @@ async function main(): Promise<void> {
         const point = { rate, delivered: round1(received / windowS), p99: round2(p99), lost: sent - received, ok: p99 < P99_LIMIT && sent === received };
         series.push(point);
         log(`${layout}: offered ${rate} msg/s, delivered ${point.delivered}/s, p99 ${point.p99} ms, lost ${point.lost} → ${point.ok ? 'ok' : 'over the limit'}`);
-        if (!point.ok) break;
+        // One rate over the limit can be a pause of the shared machine (GC, a neighbour's burst): the
+        // ladder stops after two in a row, and the highest rate under the limit counts.
+        if (!point.ok && series.length >= 2 && !series[series.length - 2]!.ok) break;
       }
       chatSeries[layout] = series;
       await Promise.all(workers.map((w) => w.call({ type: 'close' })));

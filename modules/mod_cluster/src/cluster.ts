@@ -178,15 +178,11 @@ export class ClusterNode implements ClusterApi, Peers {
       return false;
     }
     const unreachable = () => void this.services.xmpp.router.bounce(stanza, new StanzaError('recipient-unavailable', `the node carrying ${full} cannot be reached`));
-    this.#inbox.send(record.node, { kind: 'deliver', to: full, xml: toStoredXml(stanza) }).then(
-      (added) => {
-        if (!added) unreachable();
-      },
-      (err: Error) => {
-        this.logger.warn({ node: record.node, err: err.message }, 'a stanza for %s could not be handed to node %s: %s', full, record.node, err.message);
-        unreachable();
-      },
-    );
+    this.#inbox.post(record.node, { kind: 'deliver', to: full, xml: toStoredXml(stanza) }, (added) => {
+      if (added === true) return;
+      if (added instanceof Error) this.logger.warn({ node: record.node, err: added.message }, 'a stanza for %s could not be handed to node %s: %s', full, record.node, added.message);
+      unreachable();
+    });
     return true;
   }
 

@@ -6,7 +6,7 @@
  * them (docs/decisions.md, "Cluster").
  */
 import type { Redis } from 'ioredis';
-import { KeyedLock, type Logger } from '@service/plugin-api';
+import type { Logger } from '@service/plugin-api';
 import type { ClusterKeys } from './keys.js';
 
 export type InboxEntry =
@@ -44,7 +44,6 @@ interface Outgoing {
 export class Inbox {
   #stopped = false;
   #loop?: Promise<void>;
-  readonly #order = new KeyedLock();
 
   constructor(
     private readonly redis: Redis,
@@ -74,15 +73,18 @@ export class Inbox {
    * event loop goes in one script call, in order: one command per burst, not one per stanza.
    */
   send(node: string, entry: InboxEntry): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      let queue = this.#outgoing.get(node);
-      if (!queue) this.#outgoing.set(node, (queue = []));
-      queue.push({ encoded: encodeEntry(entry), settle: (added) => (added instanceof Error ? reject(added) : resolve(added)) });
-      if (!this.#flushing) {
-        this.#flushing = true;
-        setImmediate(() => this.#flush());
-      }
-    });
+    return new Promise((resolve, reject) => this.post(node, entry, (added) => (added instanceof Error ? reject(added) : resolve(added))));
+  }
+
+  /** send, with a callback instead of a promise (the routing path: one fewer allocation per stanza). */
+  post(node: string, entry: InboxEntry, settle: (added: boolean | Error) => void): void {
+    let queue = this.#outgoing.get(node);
+    if (!queue) this.#outgoing.set(node, (queue = []));
+    queue.push({ encoded: encodeEntry(entry), settle });
+    if (!this.#flushing) {
+      this.#flushing = true;
+      setImmediate(() => this.#flush());
+    }
   }
 
   readonly #outgoing = new Map<string, Outgoing[]>();
@@ -101,6 +103,16 @@ export class Inbox {
           (added) => batch.forEach((o) => o.settle(added === 1)),
           (err: Error) => batch.forEach((o) => o.settle(err)),
         );
+      }
+    }
+  }
+
+  async #handleInOrder(entries: readonly InboxEntry[]): Promise<void> {
+    for (const entry of entries) {
+      try {
+        await this.handle(entry);
+      } catch (err) {
+        this.logger.error({ err, kind: entry.kind, to: entry.to }, 'handling a cluster inbox entry failed');
       }
     }
   }
@@ -128,18 +140,19 @@ export class Inbox {
       }
       const items = batch?.[0]?.[1] ?? [];
       // In order for each session, and the sessions side by side: an entry that waits (a privacy list
-      // read from the database, a write to a slow client) holds up only what follows it for the same session.
-      const handled: Array<Promise<void>> = [];
+      // read from the database) holds up only what follows it for the same session. The batch is done
+      // before the next is read, so the order holds across batches too.
+      const bySession = new Map<string, InboxEntry[]>();
       for (const [id, fields] of items) {
         last = id;
         const entry = entryOf(fields);
         if (!entry) continue;
-        handled.push(
-          this.#order.run(entry.to, () => this.handle(entry)).catch((err) => {
-            this.logger.error({ err, kind: entry.kind, to: entry.to }, 'handling a cluster inbox entry failed');
-          }),
-        );
+        const queue = bySession.get(entry.to);
+        if (queue) queue.push(entry);
+        else bySession.set(entry.to, [entry]);
       }
+      const handled: Array<Promise<void>> = [];
+      for (const queue of bySession.values()) handled.push(this.#handleInOrder(queue));
       await Promise.all(handled);
       if (items.length) await this.redis.xdel(key, ...items.map(([id]) => id)).catch(() => {});
     }
