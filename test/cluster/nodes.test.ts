@@ -358,9 +358,18 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       expect(await call(1, { authorization: `Bearer ${issued.token}` })).to.equal(200);
       expect((await api(0, 'oauth_revoke_token', { token: issued.token })).status).to.equal(200);
       expect(await soon(1, { authorization: `Bearer ${issued.token}` }, 401)).to.equal(401);
-      // Node 2 knows carol is not banned (cached); node 1 bans her, then lifts the ban.
+      // Node 2 knows carol is not banned (cached), and carries a session of hers; node 1 bans her: the
+      // session ends and node 2 refuses her password; then node 1 lifts the ban.
       expect(await call(1, basic('carol', 'new-pw'))).to.equal(200);
+      const carol = await loginTo(`xmpp://127.0.0.1:${nodes[1]!.c2s}`, { user: 'carol', password: 'new-pw' });
+      clients.push(carol);
+      await seenOn(String((carol as any).jid), 'service@node2');
+      const ended = new Promise<string>((resolve) => {
+        carol.on('error', (err: any) => resolve(String(err.condition)));
+        setTimeout(() => resolve('no stream error after 10 s'), 10_000);
+      });
       expect((await api(0, 'ban_account', { user: 'carol', host: 'localhost', reason: 'spam' })).status).to.equal(200);
+      expect(await ended).to.not.equal('no stream error after 10 s');
       expect(await soon(1, basic('carol', 'new-pw'), 401)).to.equal(401);
       expect((await api(0, 'unban_account', { user: 'carol', host: 'localhost' })).status).to.equal(200);
       expect(await soon(1, basic('carol', 'new-pw'), 200)).to.equal(200);
