@@ -60,6 +60,8 @@ export function benchConfig(options: { port: number; dataDir: string; loglevel: 
     sql_type: 'sqlite',
     auth_method: 'sql',
     auth_password_format: 'scram',
+    // The load generator logs in with SCRAM-SHA-256.
+    auth_scram_hash: 'sha256',
     acl: {
       admin: { user: ADMIN_JID },
       loopback: { ip: ['127.0.0.0/8', '::1/128'] },

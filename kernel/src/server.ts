@@ -10,6 +10,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { AccountService } from './accounts/accounts.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
 import { ACCOUNT_MIGRATIONS } from './accounts/migrations.js';
+import { scramHashesOf } from './accounts/scram.js';
+import { unstoredScramMechanisms } from './xmpp/sasl/scram.js';
 import { CommandBus } from './commands/bus.js';
 import { CommandRegistry } from './commands/registry.js';
 import type { CommandDecl } from '@service/plugin-api';
@@ -322,6 +324,7 @@ export class Server implements ServerControl {
       () => ({
         hosts: this.#config.hosts,
         passwordFormat: this.#config.auth_password_format,
+        scramHashes: scramHashesOf(this.#config.auth_scram_hash),
         cache: { enabled: this.#config.auth_use_cache, size: this.#config.auth_cache_size, lifeTimeSeconds: this.#config.auth_cache_life_time },
       }),
       this.#logger,
@@ -433,7 +436,10 @@ export class Server implements ServerControl {
       hosts: () => this.#config.hosts,
       disabledMechanisms: (host) => {
         const perHost = Object.entries(this.#config.host_config).find(([name]) => name.toLowerCase() === host)?.[1];
-        return perHost?.disable_sasl_mechanisms ?? this.#config.disable_sasl_mechanisms;
+        const disabled = perHost?.disable_sasl_mechanisms ?? this.#config.disable_sasl_mechanisms;
+        // A SCRAM mechanism whose hash is not stored could not succeed: not offered (plain storage has them all).
+        if (this.#config.auth_password_format === 'plain') return disabled;
+        return [...disabled, ...unstoredScramMechanisms(scramHashesOf(this.#config.auth_scram_hash))];
       },
       access: () => this.#config.access,
     };

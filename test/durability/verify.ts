@@ -88,10 +88,17 @@ export async function verify(target: Target, ledger: Ledger, db: Knex, owners: r
 
 /** Nothing half-written, row by row. */
 async function checkRows(db: Knex, ledger: Ledger, owners: readonly string[]): Promise<void> {
-  // An account row always carries its credentials (SCRAM keys, or a password with auth_password_format: plain).
+  // An account row always carries its credentials (SCRAM keys, or a password with auth_password_format: plain):
+  // a salt, an iteration count, and both keys of each hash auth_scram_hash stored (at least one), never one alone.
   const users: Array<Record<string, unknown>> = await db('users').select('*');
-  const scramColumns = ['scram_salt', 'scram_iterations', 'scram_sha1_stored', 'scram_sha1_server', 'scram_sha256_stored', 'scram_sha256_server', 'scram_sha512_stored', 'scram_sha512_server'];
-  const incomplete = users.filter((row) => row.password == null && scramColumns.some((c) => row[c] == null || row[c] === '')).map((row) => row.username);
+  const present = (row: Record<string, unknown>, column: string) => row[column] != null && row[column] !== '';
+  const scramHashes = ['sha1', 'sha256', 'sha512'];
+  const complete = (row: Record<string, unknown>) =>
+    present(row, 'scram_salt') &&
+    present(row, 'scram_iterations') &&
+    scramHashes.some((h) => present(row, `scram_${h}_stored`)) &&
+    scramHashes.every((h) => present(row, `scram_${h}_stored`) === present(row, `scram_${h}_server`));
+  const incomplete = users.filter((row) => row.password == null && !complete(row)).map((row) => row.username);
   expect(incomplete, 'account rows without their credentials').to.deep.equal([]);
 
   // Groups belong to an item; each item the load set has its two groups and its name.

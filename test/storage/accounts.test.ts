@@ -331,6 +331,7 @@ for (const database of testDatabases()) {
         settings = {
           hosts: ['localhost', 'Example.ORG'],
           passwordFormat: 'scram',
+          scramHashes: ['sha1', 'sha256', 'sha512'],
           scramIterations: 1024,
           cache: { enabled: true, size: 100, lifeTimeSeconds: 60 },
         };

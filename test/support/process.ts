@@ -107,6 +107,8 @@ export function openConfig(port: number): RawConfig {
   return {
     hosts: ['localhost'],
     loglevel: 'info',
+    // Every SCRAM mechanism is tested, so every hash is stored (the default, one hash, has its own test).
+    auth_scram_hash: ['sha', 'sha256', 'sha512'],
     listen: [{ port, ip: '127.0.0.1', module: 'service_http', request_handlers: { '/api': 'mod_http_api' } }],
     acl: { loopback: { ip: ['127.0.0.0/8'] } },
     api_permissions: { 'loopback admin': { who: { acl: 'loopback' }, what: '*' } },

@@ -20,6 +20,8 @@ export function baseConfig(): RawConfig {
   return {
     hosts: ['localhost', 'example.com'],
     loglevel: 'info',
+    // Every SCRAM mechanism is tested, so every hash is stored (the default, one hash, has its own test).
+    auth_scram_hash: ['sha', 'sha256', 'sha512'],
     listen: [{ port: 0, ip: '127.0.0.1', module: 'service_http', request_handlers: { '/api': 'mod_http_api' } }],
     acl: {
       admin: { user: 'admin@localhost' },

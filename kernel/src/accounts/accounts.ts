@@ -34,6 +34,8 @@ export interface AccountSettings {
   /** The served virtual hosts. A reload replaces the array rather than mutating it (its normalized form is kept per array). */
   hosts: readonly string[];
   passwordFormat: PasswordFormat;
+  /** The SCRAM hashes a password is stored with (auth_scram_hash). */
+  scramHashes: readonly ScramHash[];
   scramIterations?: number;
   cache: CredentialCacheSettings;
 }
@@ -241,7 +243,7 @@ export class AccountService {
       if (!batch.length) break;
       after = batch[batch.length - 1]!.username;
       const results = await mapConcurrently(batch, CONVERT_CONCURRENCY, async ({ username, password }) => {
-        const columns = scramColumns(await createScramCredentials(password, iterations));
+        const columns = scramColumns(await createScramCredentials(password, iterations, this.#settings().scramHashes));
         // Matching the old password skips an account whose password changed meanwhile.
         return this.#db()(USERS_TABLE).where({ host: vhost, username, password }).update(columns);
       });
@@ -356,7 +358,7 @@ export class AccountService {
     if (this.#settings().passwordFormat === 'plain') {
       return { ...scramColumns(undefined), password };
     }
-    return scramColumns(await createScramCredentials(password, this.#iterations()));
+    return scramColumns(await createScramCredentials(password, this.#iterations(), this.#settings().scramHashes));
   }
 }
 

@@ -93,13 +93,22 @@ export async function deriveScramKeys(password: string, salt: Buffer, iterations
   return scramKeysOf(await saltPassword(password, salt, iterations, hash), hash);
 }
 
-/** A fresh random salt and the keys of every hash, for storing a new password. */
-export async function createScramCredentials(password: string, iterations = DEFAULT_SCRAM_ITERATIONS): Promise<ScramCredentials> {
+/**
+ * A fresh random salt and the keys of `hashes` (auth_scram_hash), for storing a new password. Each hash is
+ * one PBKDF2 derivation in libuv's thread pool, off the event loop; several run side by side.
+ */
+export async function createScramCredentials(password: string, iterations = DEFAULT_SCRAM_ITERATIONS, hashes: readonly ScramHash[] = SCRAM_HASHES): Promise<ScramCredentials> {
   const salt = randomBytes(SCRAM_SALT_BYTES);
-  const derived = await Promise.all(SCRAM_HASHES.map((hash) => deriveScramKeys(password, salt, iterations, hash)));
+  const derived = await Promise.all(hashes.map((hash) => deriveScramKeys(password, salt, iterations, hash)));
   const keys: Partial<Record<ScramHash, ScramKeys>> = {};
-  SCRAM_HASHES.forEach((hash, i) => (keys[hash] = derived[i]));
+  hashes.forEach((hash, i) => (keys[hash] = derived[i]));
   return { salt, iterations, keys };
+}
+
+/** ejabberd's names for the hashes (auth_scram_hash: sha, sha256, sha512) as stored here. */
+export function scramHashesOf(names: readonly string[]): ScramHash[] {
+  const hashes = names.map((name) => (name === 'sha' ? 'sha1' : name)).filter((h): h is ScramHash => (SCRAM_HASHES as readonly string[]).includes(h));
+  return [...new Set(hashes)];
 }
 
 /**

@@ -62,7 +62,16 @@ export const TOP_LEVEL_SCHEMA = {
     default: ['sql'],
     doc: "Where accounts are stored: 'sql' (the configured database) or 'internal' (the embedded store; 'mnesia' is accepted as a synonym).",
   },
-  auth_password_format: { type: 'enum', values: ['plain', 'scram'], default: 'scram', doc: 'How passwords are stored: scram (salted SHA-1, SHA-256 and SHA-512 keys; the password itself is not kept) or plain.' },
+  auth_password_format: { type: 'enum', values: ['plain', 'scram'], default: 'scram', doc: 'How passwords are stored: scram (salted keys of the hashes auth_scram_hash names; the password itself is not kept) or plain.' },
+  auth_scram_hash: {
+    type: 'list',
+    of: { type: 'enum', values: ['sha', 'sha256', 'sha512'], doc: '' },
+    single: true,
+    default: ['sha'],
+    doc:
+      "The SCRAM hashes a password is stored with (auth_password_format: scram), and so the SCRAM mechanisms offered: sha (SCRAM-SHA-1, ejabberd's default), sha256, sha512, or a list of them. " +
+      'Each hash costs one PBKDF2 derivation (4096 rounds) when a password is set: three cost three times one. Accounts keep the hashes they were stored with until their password changes.',
+  },
   auth_use_cache: { type: 'boolean', default: true, doc: 'Cache verified credentials, so that HTTP Basic authentication does not derive keys on every request.' },
   auth_cache_size: { type: 'integer', min: 1, default: 10000, doc: 'Verified credentials kept in the cache.' },
   auth_cache_life_time: { type: 'integer', min: 1, default: 600, doc: 'Seconds a verified credential stays cached. A password change or an account removal invalidates it at once.' },

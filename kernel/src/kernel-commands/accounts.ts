@@ -52,7 +52,7 @@ export const accountCommands = [
     tags: ['sql'],
     desc: 'Convert the passwords of a vhost to SCRAM',
     longdesc:
-      'Replaces every plain-text password stored for the vhost by salted SCRAM keys (SHA-1, SHA-256 and SHA-512). Accounts already stored as SCRAM are left as they are. ' +
+      'Replaces every plain-text password stored for the vhost by salted SCRAM keys of the hashes `auth_scram_hash` names (SHA-1 by default). Accounts already stored as SCRAM are left as they are. ' +
       'Works on every storage backend. Set `auth_password_format: scram` so that new passwords are stored that way too.',
     args: [{ ...host, desc: 'Vhost which users\' passwords will be scrammed' }],
     result: { name: 'res', type: 'rescode' },
