@@ -1,0 +1,157 @@
+/**
+ * The side-by-side run: the shared load kit's scenarios (../shared/bench-kit) against this server and against
+ * Debian's ejabberd 23.01, back to back in one run on this machine, and one table of ratios (ours / ejabberd).
+ * Absolute figures move 10–20 % between runs and machines; ratios from one run do not, which is why every
+ * comparison with ejabberd in docs/performance.md comes from here.
+ *
+ *   npm run bench:side-by-side -- [--scenarios api-trivial,api-bulk,c2s-idle,c2s-chat] [--reps 1] [--quick]
+ *                                 [--kit ../shared/bench-kit]
+ *
+ * Needs the server built (npm run build), ejabberd installed (the kit's ejabberd/install.sh, as root) and wrk.
+ * Each scenario runs against this server (the kit's targets/service.env: servicectl foreground with the kit's
+ * copy of config.example.yml), then against ejabberd (ejabberd-nomam for c2s-chat: this server has no MAM
+ * yet), each left stopped after. Writes bench/results/side-by-side-<time>/ (the kit's result directories,
+ * side-by-side.md and side-by-side.json) and prints the table.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO, RESULTS_DIR, machineInfo, requireBuild } from '../api/lib.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    scenarios: { type: 'string', default: 'api-trivial,api-bulk,c2s-idle,c2s-chat' },
+    reps: { type: 'string', default: '1' },
+    quick: { type: 'boolean', default: false },
+    kit: { type: 'string', default: join(REPO, '../shared/bench-kit') },
+  },
+});
+
+const KIT = resolve(opts.kit);
+const RUN_SH = join(KIT, 'bench/run.sh');
+const OURS = join(KIT, 'bench/targets/service.env');
+const log = (text: string) => console.error(`[side-by-side] ${text}`);
+
+type Summary = { label: string; rows: Array<Record<string, any>> };
+type Row = { figure: string; ejabberd: number | undefined; ours: number | undefined; better: 'higher' | 'lower'; digits?: number };
+
+/** The ejabberd profile the kit compares a scenario with. */
+const theirs = (scenario: string) => (scenario === 'c2s-chat' ? 'ejabberd-nomam' : 'ejabberd');
+
+/** Runs the kit's run.sh with these arguments from the project root; its output goes to `logFile`. */
+function kit(args: string[], logFile: string): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const out = createWriteStream(logFile, { flags: 'a' });
+    const child = spawn('bash', [RUN_SH, ...args], { cwd: REPO, env: { ...process.env, SVC_ROOT: REPO }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pipe(out, { end: false });
+    child.stderr.pipe(out, { end: false });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      out.end();
+      resolvePromise(code ?? 1);
+    });
+  });
+}
+
+async function runScenario(scenario: string, profile: string, dir: string): Promise<Summary> {
+  const name = profile === OURS ? 'service' : profile;
+  const out = join(dir, `${name}-${scenario}`);
+  const logFile = join(dir, `${name}-${scenario}.log`);
+  log(`${scenario} against ${name} (log: ${logFile})`);
+  const code = await kit([scenario, '--target', profile, '--reps', opts.reps, ...(opts.quick ? ['--quick'] : []), '--out', out], logFile);
+  await kit(['stop', '--target', profile], logFile);
+  if (code !== 0) throw new Error(`the kit's ${scenario} against ${name} failed (exit ${code}): see ${logFile}`);
+  return JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as Summary;
+}
+
+const median = (cell: any): number | undefined => (typeof cell?.median === 'number' ? cell.median : undefined);
+
+/** The figures of one scenario that the comparison keeps, ejabberd's and ours side by side. */
+function figures(scenario: string, ejabberd: Summary, ours: Summary): Row[] {
+  const rows: Row[] = [];
+  const pair = (match: (r: Record<string, any>) => boolean, key: string) => [median(ejabberd.rows.find(match)?.[key]), median(ours.rows.find(match)?.[key])] as const;
+  if (scenario === 'api-trivial') {
+    for (const row of ours.rows) {
+      const match = (r: Record<string, any>) => r.auth === row.auth && r.conc === row.conc;
+      const [e, o] = pair(match, 'req_per_s');
+      rows.push({ figure: `\`status\` req/s, ${row.auth}, c=${row.conc}`, ejabberd: e, ours: o, better: 'higher', digits: 0 });
+      if (row.conc === 1) {
+        const [ep, op] = pair(match, 'p99_ms');
+        rows.push({ figure: `\`status\` p99 ms, ${row.auth}, c=1`, ejabberd: ep, ours: op, better: 'lower', digits: 3 });
+      }
+    }
+  } else if (scenario === 'api-bulk') {
+    for (const row of ours.rows) {
+      const match = (r: Record<string, any>) => r.size === row.size;
+      const [e, o] = pair(match, 'accounts_per_s');
+      rows.push({ figure: `bulk \`register\` accounts/s up to ${row.size}`, ejabberd: e, ours: o, better: 'higher', digits: 0 });
+      const [er, or] = pair(match, 'registered_users_ms');
+      rows.push({ figure: `\`registered_users\` ms at ${row.size}`, ejabberd: er, ours: or, better: 'lower', digits: 1 });
+    }
+  } else if (scenario === 'c2s-idle') {
+    for (const row of ours.rows) {
+      const match = (r: Record<string, any>) => r.n === row.n;
+      for (const [key, label, better, digits] of [
+        ['logins_per_s', 'logins/s', 'higher', 0],
+        ['server_cpu_ms_per_login', 'server CPU ms per login', 'lower', 2],
+        ['kib_per_session', 'KiB per idle session', 'lower', 1],
+      ] as const) {
+        const [e, o] = pair(match, key);
+        rows.push({ figure: `${label}, N=${row.n}`, ejabberd: e, ours: o, better, digits });
+      }
+    }
+  } else if (scenario === 'c2s-chat' || scenario === 'muc-fanout') {
+    for (const [key, label] of [
+      ['max_delivered_per_s_with_p99_lt_200ms', 'delivered/s at p99 < 200 ms'],
+      ['max_delivered_per_s', 'max sustained delivered/s'],
+    ] as const) {
+      const [e, o] = pair(() => true, key);
+      rows.push({ figure: `${scenario}: ${label}`, ejabberd: e, ours: o, better: 'higher', digits: 0 });
+    }
+  }
+  return rows;
+}
+
+const format = (value: number | undefined, digits = 1) => (value === undefined ? 'n/a' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+const ratio = (row: Row) => (row.ours === undefined || row.ejabberd === undefined || row.ejabberd === 0 ? undefined : row.ours / row.ejabberd);
+
+async function main(): Promise<void> {
+  requireBuild();
+  if (!existsSync(RUN_SH)) throw new Error(`no load kit at ${KIT} (bench/run.sh): pass --kit`);
+  if (!existsSync('/usr/sbin/ejabberdctl')) throw new Error(`ejabberd is not installed: run ${join(KIT, 'ejabberd/install.sh')} as root first`);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const dir = join(RESULTS_DIR, `side-by-side-${stamp}`);
+  await mkdir(dir, { recursive: true });
+  const rows: Row[] = [];
+  const labels: string[] = [];
+  for (const scenario of opts.scenarios.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const ours = await runScenario(scenario, OURS, dir);
+    const ejabberd = await runScenario(scenario, theirs(scenario), dir);
+    labels.push(`${scenario}: ours = ${ours.label}; ejabberd = ${ejabberd.label}`);
+    rows.push(...figures(scenario, ejabberd, ours));
+  }
+  const machine = machineInfo();
+  const lines = [
+    `## Side by side with ejabberd 23.01 (${new Date().toISOString()})`,
+    '',
+    `${machine.cpuModel}, ${machine.cores} cores, ${machine.ramGiB} GiB, ${machine.os}, Node ${machine.node}; the kit at ${KIT}, ${opts.reps} repetition(s)${opts.quick ? ', --quick' : ''}; each scenario against this server, then ejabberd, back to back.`,
+    '',
+    '| figure | ejabberd 23.01 | this server | ratio (ours / ejabberd) | better |',
+    '|---|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.figure} | ${format(r.ejabberd, r.digits)} | ${format(r.ours, r.digits)} | ${format(ratio(r), 2)} | ${r.better} |`),
+    '',
+    ...labels.map((l) => `- ${l}`),
+    '',
+    `Raw results: ${dir}`,
+  ];
+  await writeFile(join(dir, 'side-by-side.md'), `${lines.join('\n')}\n`);
+  await writeFile(join(dir, 'side-by-side.json'), JSON.stringify({ date: new Date().toISOString(), machine, kit: KIT, reps: Number(opts.reps), quick: opts.quick, rows: rows.map((r) => ({ ...r, ratio: ratio(r) })) }, null, 1));
+  console.log(lines.join('\n'));
+}
+
+main().catch((err: Error) => {
+  console.error(`[side-by-side] ${err.message}`);
+  process.exit(1);
+});
