@@ -44,8 +44,29 @@ export const MAX_RESOURCE_BYTES = 1023;
 /** RFC 7622 §3.3.1 forbids these in a localpart. */
 const USER_FORBIDDEN = new Set(['"', '&', "'", '/', ':', '<', '>', '@']);
 
+/**
+ * Remembers what a preparation returned: the same few names come back on every stanza and request (HTTP Basic
+ * prepares the caller's name on each call), and a preparation costs microseconds of Unicode tables. Only
+ * successes are kept (a refusal is rare and throws a fresh error); bounded, it starts over when full.
+ */
+const MEMO_LIMIT = 50_000;
+
+function memoized(prepare: (text: string) => string): (text: string) => string {
+  const memo = new Map<string, string>();
+  return (text) => {
+    const known = memo.get(text);
+    if (known !== undefined) return known;
+    const prepared = prepare(text);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(text, prepared);
+    return prepared;
+  };
+}
+
 /** Normalizes a user name (localpart): NFKC, lower case. Throws `InvalidJid`. */
-export function nodeprep(user: string): string {
+export const nodeprep = memoized(prepareNode);
+
+function prepareNode(user: string): string {
   const normalized = user.normalize('NFKC').toLowerCase().normalize('NFKC');
   if (!normalized) throw new InvalidJid('user name is empty', 'user');
   const chars = [...normalized];
@@ -66,7 +87,9 @@ export function nodeprep(user: string): string {
  * Normalizes a domain (host): lower case, NFKC, no trailing dot. Accepts IPv4 literals and bracketed IPv6
  * literals (`[::1]`). Lengths are checked on the ASCII (punycode) form, as DNS sees it. Throws `InvalidJid`.
  */
-export function nameprep(domain: string): string {
+export const nameprep = memoized(prepareName);
+
+function prepareName(domain: string): string {
   let normalized = domain.normalize('NFKC').toLowerCase();
   if (normalized.endsWith('.')) normalized = normalized.slice(0, -1);
   if (!normalized) throw new InvalidJid('domain is empty', 'host');
