@@ -105,10 +105,19 @@ export async function createScramCredentials(password: string, iterations = DEFA
   return { salt, iterations, keys };
 }
 
-/** ejabberd's names for the hashes (auth_scram_hash: sha, sha256, sha512) as stored here. */
-export function scramHashesOf(names: readonly string[]): ScramHash[] {
-  const hashes = names.map((name) => (name === 'sha' ? 'sha1' : name)).filter((h): h is ScramHash => (SCRAM_HASHES as readonly string[]).includes(h));
-  return [...new Set(hashes)];
+const hashesOfNames = new WeakMap<readonly string[], readonly ScramHash[]>();
+
+/**
+ * ejabberd's names for the hashes (auth_scram_hash: sha, sha256, sha512) as stored here. Worked out once per
+ * configured list (a reload brings a new array): the answer is asked for on every stream and password set.
+ */
+export function scramHashesOf(names: readonly string[]): readonly ScramHash[] {
+  let hashes = hashesOfNames.get(names);
+  if (!hashes) {
+    const known = names.map((name) => (name === 'sha' ? 'sha1' : name)).filter((h): h is ScramHash => (SCRAM_HASHES as readonly string[]).includes(h));
+    hashesOfNames.set(names, (hashes = [...new Set(known)]));
+  }
+  return hashes;
 }
 
 /**

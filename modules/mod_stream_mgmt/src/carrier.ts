@@ -5,9 +5,7 @@
  * its queue empties here, so the old node neither sends nor settles any of it.
  */
 import { fromStoredXml, toStoredXml, type MovableValue, type SessionStateCarrier } from '@service/plugin-api';
-import { SmState } from './state.js';
-
-const MAX_KEY = 'stream_mgmt_max';
+import { SM_MAX_KEY, SM_STATE_KEY, SmState } from './state.js';
 
 interface SavedSm {
   inbound: number;
@@ -17,7 +15,7 @@ interface SavedSm {
 }
 
 export const streamManagementCarrier: SessionStateCarrier = {
-  key: 'stream_mgmt',
+  key: SM_STATE_KEY,
   movable: (session) => {
     const sm = SmState.of(session);
     return sm !== undefined && sm.enabled && sm.resumable;
@@ -31,7 +29,7 @@ export const streamManagementCarrier: SessionStateCarrier = {
     const saved: SavedSm = {
       inbound: sm.inbound,
       outbound: sm.outbound,
-      max: session.peekState<number>(MAX_KEY) ?? null,
+      max: session.peekState<number>(SM_MAX_KEY) ?? null,
       queue: sm.queue.splice(0).map(toStoredXml),
     };
     return saved as unknown as MovableValue;
@@ -44,6 +42,6 @@ export const streamManagementCarrier: SessionStateCarrier = {
     sm.inbound = saved.inbound;
     sm.outbound = saved.outbound;
     for (const stored of saved.queue) sm.queue.push(fromStoredXml(stored));
-    if (typeof saved.max === 'number') session.state(MAX_KEY, () => saved.max as number);
+    if (typeof saved.max === 'number') session.state(SM_MAX_KEY, () => saved.max as number);
   },
 };

@@ -9,7 +9,7 @@
 import { StreamError, defineModule, x, type C2SSession, type ServerServices, type StreamInContext, type XmlElement } from '@service/plugin-api';
 import { streamManagementCarrier } from './carrier.js';
 import { Deliveries } from './deliveries.js';
-import { NS_SM, SmState } from './state.js';
+import { NS_SM, SM_MAX_KEY, SmState } from './state.js';
 import { Unacknowledged } from './unacknowledged.js';
 
 const STANZAS = new Set(['message', 'presence', 'iq']);
@@ -51,7 +51,7 @@ function createStreamManagement(services: ServerServices, options: () => Options
     const asked = Number(ctx.element.attr('max'));
     const max = Math.min(Number.isFinite(asked) && asked > 0 ? asked : options().resume_timeout, options().max_resume_timeout);
     ctx.stream.sendElement(x('enabled', { xmlns: NS_SM, id: sm.resumable ? session.id : undefined, resume: sm.resumable ? 'true' : undefined, max: sm.resumable ? max : undefined }));
-    session.state('stream_mgmt_max', () => max);
+    session.state(SM_MAX_KEY, () => max);
   };
 
   const sessionToResume = async (account: string, id: string): Promise<C2SSession | undefined> => {
@@ -138,7 +138,7 @@ function createStreamManagement(services: ServerServices, options: () => Options
   const keep = (session: C2SSession): boolean => {
     const sm = SmState.of(session);
     if (!sm?.enabled || !sm.resumable) return false;
-    const seconds = session.peekState<number>('stream_mgmt_max') ?? options().resume_timeout;
+    const seconds = session.peekState<number>(SM_MAX_KEY) ?? options().resume_timeout;
     sm.resumeTimer = setTimeout(() => void xmpp.endSession(session), seconds * 1000);
     sm.resumeTimer.unref();
     services.logger.debug({ jid: session.jid.full, seconds }, 'connection lost; session kept for resumption');

@@ -5,6 +5,9 @@
 import type { C2SSession, XmlElement } from '@service/plugin-api';
 
 export const NS_SM = 'urn:xmpp:sm:3';
+/** The session-state keys of the module: its SmState, and the resumption timeout granted (seconds). */
+export const SM_STATE_KEY = 'stream_mgmt';
+export const SM_MAX_KEY = 'stream_mgmt_max';
 const WRAP = 2 ** 32;
 
 export class SmState {
@@ -22,11 +25,11 @@ export class SmState {
   ackRequest: NodeJS.Timeout | undefined;
 
   static of(session: C2SSession): SmState | undefined {
-    return session.peekState<SmState>('stream_mgmt');
+    return session.peekState<SmState>(SM_STATE_KEY);
   }
 
   static enable(session: C2SSession): SmState {
-    return session.state('stream_mgmt', () => new SmState());
+    return session.state(SM_STATE_KEY, () => new SmState());
   }
 
   countInbound(): void {

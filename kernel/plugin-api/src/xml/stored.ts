@@ -20,36 +20,30 @@ export function toStoredXml(element: XmlElement): string {
  * way. Anything unusual (an XML declaration, an error, an unfinished element) drops the reader and goes to
  * parseElement, which says precisely what is wrong.
  */
-interface StoredReader {
-  readonly parser: StreamParser;
-  readonly out: XmlElement[];
-  failed: boolean;
-}
-let reader: StoredReader | undefined;
-
-function storedReader(): StoredReader {
-  if (reader) return reader;
-  const out: XmlElement[] = [];
-  const state: { failed: boolean } = { failed: false };
-  const parser = new StreamParser(
+class StoredReader {
+  readonly out: XmlElement[] = [];
+  failed = false;
+  readonly parser = new StreamParser(
     {
       streamStart: () => {},
-      element: (element) => out.push(element),
+      element: (element) => this.out.push(element),
       streamEnd: () => {},
       error: () => {
-        state.failed = true;
+        this.failed = true;
       },
     },
     STORED_LIMITS,
   );
-  parser.writeText('<root>');
-  reader = Object.assign(state, { parser, out });
-  return reader;
+
+  constructor() {
+    this.parser.writeText('<root>');
+  }
 }
+let reader: StoredReader | undefined;
 
 export function fromStoredXml(text: string): XmlElement {
   if (text.charCodeAt(0) === 60 /* < */ && text.charCodeAt(1) !== 63 /* ? */) {
-    const current = storedReader();
+    const current = (reader ??= new StoredReader());
     current.parser.writeText(text);
     if (!current.failed && current.out.length === 1 && current.parser.openElement === undefined) return current.out.pop()!;
     reader = undefined;
@@ -66,26 +60,29 @@ const NO_PREFIXES: ReadonlyMap<string, string> = new Map();
  */
 function storedText(element: XmlElement, inheritedDefault: string | undefined, inheritedPrefixes: ReadonlyMap<string, string>): string {
   const attrs = element.attrs;
-  let prefixes = inheritedPrefixes;
-  let out = `<${element.name}`;
-  let declaresDefault = false;
   const colon = element.name.indexOf(':');
+  let prefixes = inheritedPrefixes;
+  /** The prefixes in scope here, copied from the parent's the first time this element declares one. */
+  const declare = (prefix: string, ns: string) => {
+    if (prefixes === inheritedPrefixes) prefixes = new Map(inheritedPrefixes);
+    (prefixes as Map<string, string>).set(prefix, ns);
+  };
+  let out = `<${element.name}`;
+  let defaultNs = inheritedDefault;
+  let declaresDefault = false;
   for (const name in attrs) {
     let value = attrs[name]!;
     if (name === 'xmlns') {
-      declaresDefault = true;
-      // The element's own namespace wins over an xmlns attribute that says otherwise (as the copy did).
+      // The element's own namespace wins over an xmlns attribute that says otherwise (as a copy would).
       if (colon === -1 && element.ns !== undefined) value = element.ns;
-    } else if (name.startsWith('xmlns:')) {
-      if (prefixes === inheritedPrefixes) prefixes = new Map(inheritedPrefixes);
-      (prefixes as Map<string, string>).set(name.slice(6), value);
-    }
+      declaresDefault = true;
+      defaultNs = value;
+    } else if (name.startsWith('xmlns:')) declare(name.slice(6), value);
     out += ` ${name}='${escapeAttr(value)}'`;
   }
-  let defaultNs = declaresDefault ? (colon === -1 && element.ns !== undefined ? element.ns : attrs.xmlns) : inheritedDefault;
   if (colon === -1) {
-    if (element.ns !== undefined && element.ns !== defaultNs) {
-      // An xmlns attribute that disagrees with the element's namespace cannot be: the parser sets both.
+    // No xmlns attribute, and a namespace other than the one inherited: declared here.
+    if (!declaresDefault && element.ns !== undefined && element.ns !== defaultNs) {
       out += ` xmlns='${escapeAttr(element.ns)}'`;
       defaultNs = element.ns;
     }
@@ -93,8 +90,7 @@ function storedText(element: XmlElement, inheritedDefault: string | undefined, i
     const prefix = element.name.slice(0, colon);
     if (element.ns !== undefined && prefix !== 'xml' && !prefixes.has(prefix)) {
       out += ` xmlns:${prefix}='${escapeAttr(element.ns)}'`;
-      if (prefixes === inheritedPrefixes) prefixes = new Map(inheritedPrefixes);
-      (prefixes as Map<string, string>).set(prefix, element.ns);
+      declare(prefix, element.ns);
     }
   }
   if (element.children.length === 0) return `${out}/>`;

@@ -25,11 +25,18 @@ const FAKE_SALT_KEY = randomBytes(32);
 
 const MECHANISM_HASH: Record<string, ScramHash> = { 'SCRAM-SHA-1': 'sha1', 'SCRAM-SHA-256': 'sha256', 'SCRAM-SHA-512': 'sha512' };
 
-/** The SCRAM mechanisms (with their -PLUS variants) of the hashes that are not stored. */
-export function unstoredScramMechanisms(stored: readonly ScramHash[]): string[] {
-  return Object.entries(MECHANISM_HASH)
-    .filter(([, hash]) => !stored.includes(hash))
-    .flatMap(([base]) => [base, `${base}-PLUS`]);
+const unstoredOf = new WeakMap<readonly ScramHash[], readonly string[]>();
+
+/** The SCRAM mechanisms (with their -PLUS variants) of the hashes that are not stored; once per stored list. */
+export function unstoredScramMechanisms(stored: readonly ScramHash[]): readonly string[] {
+  let unstored = unstoredOf.get(stored);
+  if (!unstored) {
+    unstored = Object.entries(MECHANISM_HASH)
+      .filter(([, hash]) => !stored.includes(hash))
+      .flatMap(([base]) => [base, `${base}-PLUS`]);
+    unstoredOf.set(stored, unstored);
+  }
+  return unstored;
 }
 
 export function scramMechanism(base: 'SCRAM-SHA-1' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512', plus: boolean): SaslMechanism {

@@ -18,7 +18,7 @@ import {
 import type { HookBus } from '../../hooks/hooks.js';
 import type { Logger } from '../../log/logger.js';
 import type { SessionManager } from './session-manager.js';
-import { Session, type C2SSession } from './session.js';
+import { Session, isLocalSession, type C2SSession } from './session.js';
 
 export class SessionMoves {
   #carriers: Array<{ carrier: SessionStateCarrier; owner: string }> = [];
@@ -45,7 +45,7 @@ export class SessionMoves {
 
   /** The leaving end: see XmppApi.releaseSession. Synchronous, so nothing reaches the session half-released. */
   release(session: C2SSession): MovedSession | undefined {
-    if (session.closed || !(session instanceof Session) || this.local.get(session.jid.full) !== session) return undefined;
+    if (session.closed || !isLocalSession(session) || this.local.get(session.jid.full) !== session) return undefined;
     if (this.#carriers.some(({ carrier }) => carrier.movable && !carrier.movable(session))) return undefined;
     const state: Record<string, MovableValue> = {};
     for (const { carrier } of this.#carriers) {
