@@ -5,11 +5,12 @@
  * comparison with ejabberd in docs/performance.md comes from here.
  *
  *   npm run bench:side-by-side -- [--scenarios api-trivial,api-bulk,c2s-idle,c2s-chat] [--reps 1] [--quick]
- *                                 [--kit ../shared/bench-kit]
+ *                                 [--kit ../shared/bench-kit] [--workers auto|N]
  *
  * Needs the server built (npm run build), ejabberd installed (the kit's ejabberd/install.sh, as root) and wrk.
- * Each scenario runs against this server (the kit's targets/service.env: servicectl foreground with the kit's
- * copy of config.example.yml), then against ejabberd (ejabberd-nomam for c2s-chat: this server has no MAM
+ * Each scenario runs against this server (bench/side-by-side/service.env, the kit's profile measuring every
+ * worker process: servicectl foreground with the kit's copy of config.example.yml and the example's
+ * `workers`), then against ejabberd (ejabberd-nomam for c2s-chat: this server has no MAM
  * yet), each left stopped after. Writes bench/results/side-by-side-<time>/ (the kit's result directories,
  * side-by-side.md and side-by-side.json) and prints the table.
  */
@@ -18,6 +19,7 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parse, stringify } from 'yaml';
 import { REPO, RESULTS_DIR, machineInfo, requireBuild } from '../api/lib.js';
 
 const { values: opts } = parseArgs({
@@ -26,12 +28,18 @@ const { values: opts } = parseArgs({
     reps: { type: 'string', default: '1' },
     quick: { type: 'boolean', default: false },
     kit: { type: 'string', default: join(REPO, '../shared/bench-kit') },
+    /** The `workers` option of the server's configuration; config.example.yml's by default. */
+    workers: { type: 'string' },
   },
 });
 
 const KIT = resolve(opts.kit);
 const RUN_SH = join(KIT, 'bench/run.sh');
-const OURS = join(KIT, 'bench/targets/service.env');
+/** Our profile: the kit's, with every worker's pid measured (service.env here). */
+const OURS = join(REPO, 'bench/side-by-side/service.env');
+/** The server's configuration for the run: the kit's copy of config.example.yml, plus what the kit's copy lacks. */
+const SVC_DIR = '/tmp/service-bench-sbs';
+const SVC_CONFIG = join(SVC_DIR, 'config.yml');
 const log = (text: string) => console.error(`[side-by-side] ${text}`);
 
 type Summary = { label: string; rows: Array<Record<string, any>> };
@@ -44,7 +52,7 @@ const theirs = (scenario: string) => (scenario === 'c2s-chat' ? 'ejabberd-nomam'
 function kit(args: string[], logFile: string): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const out = createWriteStream(logFile, { flags: 'a' });
-    const child = spawn('bash', [RUN_SH, ...args], { cwd: REPO, env: { ...process.env, SVC_ROOT: REPO }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [RUN_SH, ...args], { cwd: REPO, env: { ...process.env, SVC_ROOT: REPO, SVC_DIR, SVC_CONFIG }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.pipe(out, { end: false });
     child.stderr.pipe(out, { end: false });
     child.on('error', reject);
@@ -117,10 +125,27 @@ function figures(scenario: string, ejabberd: Summary, ours: Summary): Row[] {
 const format = (value: number | undefined, digits = 1) => (value === undefined ? 'n/a' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
 const ratio = (row: Row) => (row.ours === undefined || row.ejabberd === undefined || row.ejabberd === 0 ? undefined : row.ours / row.ejabberd);
 
+/**
+ * The kit's configuration (config.example.yml with bench ports) with config.example.yml's `workers`, or
+ * --workers: operators run the example's settings, and the kit's copy predates the option.
+ */
+async function writeServerConfig(): Promise<string> {
+  const config = parse(await readFile(join(KIT, 'bench/targets/service/config.yml'), 'utf8')) as Record<string, unknown>;
+  const example = parse(await readFile(join(REPO, 'config.example.yml'), 'utf8')) as Record<string, unknown>;
+  const workers = opts.workers ?? String(example.workers ?? 1);
+  config.workers = /^\d+$/.test(workers) ? Number(workers) : workers;
+  config.data_dir = join(SVC_DIR, 'data');
+  await mkdir(SVC_DIR, { recursive: true });
+  await writeFile(SVC_CONFIG, stringify(config));
+  return workers;
+}
+
 async function main(): Promise<void> {
   requireBuild();
   if (!existsSync(RUN_SH)) throw new Error(`no load kit at ${KIT} (bench/run.sh): pass --kit`);
   if (!existsSync('/usr/sbin/ejabberdctl')) throw new Error(`ejabberd is not installed: run ${join(KIT, 'ejabberd/install.sh')} as root first`);
+  const workers = await writeServerConfig();
+  log(`this server runs with workers: ${workers}`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dir = join(RESULTS_DIR, `side-by-side-${stamp}`);
   await mkdir(dir, { recursive: true });

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, ModuleError, Server, type ConfigLocation } from '@service/kernel';
+import { ConfigError, ModuleError, WorkerStartError, startService, workerIdentity, type ConfigLocation, type RunningService } from '@service/kernel';
 import { ControlClient, NotRunning } from './client.js';
 import { EXIT, exitStatusOf, fail } from './exit.js';
 import { notRunningMessage, socketPath } from './run-command.js';
@@ -20,14 +20,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function foreground(location: ConfigLocation, options: { daemon: boolean }): Promise<void> {
   // Asked before anything starts: a second server would open the database, start modules and write into
   // the first one's log before finding the control socket taken.
-  const running = await connectOrNull(location);
+  // A worker of this server (the primary forked it) finds worker 1's socket answering: not another server.
+  const worker = workerIdentity();
+  const running = worker ? null : await connectOrNull(location);
   if (running) {
     running.close();
     fail(`a server already runs with data_dir ${location.dataDir} (it answers on ${socketPath(location)})`, EXIT.failed);
   }
-  let server: Server;
+  let server: RunningService;
   try {
-    server = await Server.start({
+    server = await startService({
       configFile: location.file,
       // A daemon logs to its file only; the foreground also to the terminal.
       stdout: !options.daemon,
@@ -36,14 +38,17 @@ export async function foreground(location: ConfigLocation, options: { daemon: bo
     });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof ModuleError) fail(err.message, EXIT.config);
+    // A worker that could not start said why on stderr; its status says what kind of failure it was.
+    if (err instanceof WorkerStartError) fail(`cannot start: ${err.message}`, err.status);
     // A port another program holds is a listener of the configuration that cannot start.
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') fail(`cannot start: ${(err as Error).message}`, EXIT.config);
     fail(`cannot start: ${(err as Error).message}`, EXIT.failed);
   }
-  const pidFile = join(server.config.dataDir, PID_FILE);
-  writeFileSync(pidFile, `${process.pid}\n`);
+  // The pid file is the primary's (the one servicectl stop waits for), never a worker's.
+  const pidFile = worker ? undefined : join(server.dataDir, PID_FILE);
+  if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
   const exit = (status: number) => {
-    rmSync(pidFile, { force: true });
+    if (pidFile) rmSync(pidFile, { force: true });
     process.exit(status);
   };
   let stopping = false;

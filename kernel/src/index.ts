@@ -6,6 +6,8 @@ export * from '@service/plugin-api';
 
 export { KERNEL_VERSION } from './version.js';
 export { Server, type ServerOptions, BUILTIN_MODULES_DIR } from './server.js';
+export { startService, workerIdentity, type RunningService } from './workers/start.js';
+export { WorkerStartError } from './workers/supervisor.js';
 export { KERNEL_COMMANDS } from './kernel-commands/index.js';
 export { parseArgv, synopsis, argumentForm, UsageError } from './ctl/argv.js';
 export { CONTROL_SOCKET, type ControlFrame, type ControlRequest, type PongFrame } from './ctl/protocol.js';

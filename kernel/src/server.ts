@@ -55,6 +55,9 @@ import { ModuleAdministration } from './modules/administration.js';
 import { SharedCaches } from './caches/shared-caches.js';
 import { PluginInstaller, type ModuleRuntime } from './plugins/installer.js';
 import { pluginSettings } from './plugins/settings.js';
+import type { WorkersControl } from './workers/control.js';
+import type { ServerAction } from './workers/messages.js';
+import { WorkerLink, type ServerActions, type WorkerIdentity } from './workers/worker-link.js';
 
 /** Request handlers served by the kernel itself; modules add theirs by name. */
 export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER, OAUTH_HANDLER];
@@ -79,6 +82,8 @@ export interface ServerOptions {
    * control socket. servicectl uses it to run the commands that work (or must run) with the server stopped.
    */
   readonly maintenance?: boolean;
+  /** This process is one of several workers (the `workers` option; the primary started it). */
+  readonly worker?: WorkerIdentity;
 }
 
 interface RunningListener {
@@ -88,7 +93,7 @@ interface RunningListener {
   port(): number;
 }
 
-export class Server implements ServerControl {
+export class Server implements ServerControl, ServerActions {
   #status: ServerControl['status'] = 'starting';
   #startedAt = Date.now();
   #config!: Config;
@@ -117,8 +122,15 @@ export class Server implements ServerControl {
   #logins?: LoginThrottle;
   #lifecycle: Promise<void> = Promise.resolve();
   #administration!: ModuleAdministration;
+  /** The other workers, when this process is one of several (recreated on every boot, like the services). */
+  #link?: WorkerLink;
 
   private constructor(private readonly options: ServerOptions) {}
+
+  /** Reads and validates a configuration file as a start would (the primary of several workers reads `workers`). */
+  static readConfig(file: string): Promise<Config> {
+    return loadConfigFile(file, new Server({ configFile: file }).#configContext());
+  }
 
   /** Starts a server; rejects (with everything it opened closed again) when anything fails. */
   static async start(options: ServerOptions): Promise<Server> {
@@ -142,6 +154,10 @@ export class Server implements ServerControl {
 
   get version(): string {
     return KERNEL_VERSION;
+  }
+
+  get worker(): { readonly index: number; readonly count: number } {
+    return this.options.worker ?? { index: 1, count: 1 };
   }
 
   get config(): Config {
@@ -171,6 +187,8 @@ export class Server implements ServerControl {
   }
 
   stop(): void {
+    // Under workers the primary stops them all, this one included.
+    if (this.#link) return this.#link.exitServer(0);
     void this.shutdown().then(() => this.options.onExit?.(0));
   }
 
@@ -183,6 +201,11 @@ export class Server implements ServerControl {
   }
 
   restart(): void {
+    this.#link?.everyWorker({ op: 'restart' });
+    this.#restartHere();
+  }
+
+  #restartHere(): void {
     this.#serialize(async () => {
       this.#logger.notice('restarting');
       await this.#teardown();
@@ -194,6 +217,7 @@ export class Server implements ServerControl {
   }
 
   halt(): void {
+    if (this.#link) return this.#link.exitServer(1);
     this.#logger.fatal('halt requested: stopping at once with status 1');
     this.#logger.flush?.();
     (this.options.onExit ?? ((status: number) => process.exit(status)))(1);
@@ -207,8 +231,30 @@ export class Server implements ServerControl {
     });
   }
 
-  reloadConfig(): Promise<void> {
-    return this.#serialize(() => this.#reload());
+  async reloadConfig(): Promise<void> {
+    await this.#serialize(() => this.#reload());
+    this.#link?.everyWorker({ op: 'reload' });
+  }
+
+  /** What another worker applied, applied here (ServerActions). */
+  async applyAction(action: ServerAction): Promise<void> {
+    switch (action.op) {
+      case 'reload':
+        return this.#serialize(() => this.#reload());
+      case 'apply-modules':
+        return this.#serialize(() => this.#applyModules({ ...(action.restart ? { restart: action.restart } : {}), here: true }));
+      case 'loglevel':
+        return this.#logs.setLevel(action.level);
+      case 'reopen-log':
+        return this.#logs.reopen();
+      case 'restart':
+        return this.#restartHere();
+    }
+  }
+
+  /** The primary stops the workers (ServerActions). */
+  stopWorker(): void {
+    void this.shutdown().then(() => this.options.onExit?.(0));
   }
 
   /** Lifecycle operations and module changes run one at a time. */
@@ -231,7 +277,7 @@ export class Server implements ServerControl {
    * Validates the running configuration's text again (installed plugins may have changed) and brings the
    * modules to it. The storage-bound options keep their running values, as on reload.
    */
-  async #applyModules(options: { restart?: readonly string[] } = {}): Promise<void> {
+  async #applyModules(options: { restart?: readonly string[]; here?: boolean } = {}): Promise<void> {
     const previous = this.#config;
     const next = await parseConfig(previous.text, previous.file, this.#configContext());
     this.#config = { ...next, dataDir: previous.dataDir, sql: previous.sql, default_db: previous.default_db, auth_method: previous.auth_method };
@@ -241,6 +287,7 @@ export class Server implements ServerControl {
       this.#config = previous;
       throw err;
     }
+    if (!options.here) this.#link?.everyWorker({ op: 'apply-modules', ...(options.restart ? { restart: options.restart } : {}) });
   }
 
   #configContext(): ConfigContext {
@@ -255,7 +302,8 @@ export class Server implements ServerControl {
     // Before the log opens its file there: a directory the log writer made would have the default mode, and
     // the data directory holds the database (password keys) and the control socket.
     await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-    const logSettings = { level: config.loglevel, rotateCount: config.log_rotate_count, rotateSize: config.log_rotate_size };
+    // Under workers the primary rotates the file by size (one process renames it) and the workers reopen it.
+    const logSettings = { level: config.loglevel, rotateCount: config.log_rotate_count, rotateSize: this.options.worker ? Infinity : config.log_rotate_size };
     if (this.#logs) this.#logs.configure(logSettings);
     else if (this.options.logger) this.#logs = LogService.external(this.options.logger, config.loglevel);
     else {
@@ -264,6 +312,7 @@ export class Server implements ServerControl {
         file: config.log_file ? resolve(config.dataDir, config.log_file) : undefined,
         stdout: this.options.stdout ?? false,
         pretty: this.options.pretty ?? false,
+        ...(this.options.worker ? { worker: this.options.worker.index } : {}),
       });
     }
     try {
@@ -278,9 +327,12 @@ export class Server implements ServerControl {
         for (const module of config.impliedModules) {
           this.#logger.info({ module }, 'module %s is enabled because a listener routes requests to it', module);
         }
+        await this.#link?.start();
         await this.#modules.apply(desiredModules(config));
-        this.#control = await ControlServer.start(join(config.dataDir, CONTROL_SOCKET), this.#services, this.#logger);
+        // Under workers, worker 1 serves servicectl: the commands see the whole server from any worker.
+        if ((this.options.worker?.index ?? 1) === 1) this.#control = await ControlServer.start(join(config.dataDir, CONTROL_SOCKET), this.#services, this.#logger);
         for (const listener of config.listen) this.#listeners.push(await this.#startListener(listener));
+        this.#link?.ready();
       }
     } catch (err) {
       await this.#teardown().catch(() => {});
@@ -288,12 +340,13 @@ export class Server implements ServerControl {
     }
     this.#status = 'started';
     if (this.options.maintenance) return;
-    // Expired tokens stop working at once (verify checks the expiry); their rows go now and then.
-    this.#purgeTimer = setInterval(() => {
+    // Expired tokens stop working at once (verify checks the expiry); their rows go now and then (once per
+    // node: under workers, worker 1 purges).
+    if (this.worker.index === 1) this.#purgeTimer = setInterval(() => {
       this.#services.oauth.tokens.purgeExpired().catch((err: unknown) => this.#logger.warn({ err }, 'purging expired OAuth tokens failed'));
       this.#oauthModels?.purgeExpired().catch((err: unknown) => this.#logger.warn({ err }, 'purging expired OAuth sessions and codes failed'));
     }, TOKEN_PURGE_INTERVAL_MS);
-    this.#purgeTimer.unref();
+    this.#purgeTimer?.unref();
     this.#logger.notice(
       { node: config.node_name, hosts: config.hosts, modules: this.#modules.running(), listeners: this.#listeners.map((l) => `${l.config.module}:${l.port()}`) },
       'service %s started on %s',
@@ -341,6 +394,13 @@ export class Server implements ServerControl {
       this.#logger,
     ));
     this.#administration = new ModuleAdministration(this.#catalog, this.#runtime, () => this.#config, this.#logger);
+    const worker = this.options.worker;
+    const workers: WorkersControl = {
+      ...(worker ? { identity: worker } : {}),
+      pid: worker ? process.ppid : process.pid,
+      everyWorker: (action) => this.#link?.everyWorker(action),
+      rotateLog: () => this.#link?.rotateLog(),
+    };
     const services: KernelServices = {
       config: () => this.#config,
       access: () => this.#config.access,
@@ -352,6 +412,7 @@ export class Server implements ServerControl {
       http: this.#http,
       scopes: this.#scopes,
       server: this,
+      workers,
       logins,
       httpAuth: new HttpAuthenticator(accounts, logins),
       tokens: { revokeAccount: (account) => this.#services.oauth.tokens.revokeWhere({ account }) },
@@ -463,6 +524,7 @@ export class Server implements ServerControl {
     this.#registerKernelCommands();
     this.#modules = new ModuleManager(this.#catalog, services, this.#container, this.#logger);
     this.#administration.attach(this.#modules);
+    if (worker) this.#link = new WorkerLink(worker, this.#config.dataDir, services, logins, this, this.#logger);
   }
 
   async #commandDocs(runtimeOnly: boolean): Promise<CommandDoc[]> {
@@ -585,6 +647,9 @@ export class Server implements ServerControl {
     await this.#control?.close().catch((err: unknown) => this.#logger?.error({ err }, 'closing the control socket failed'));
     this.#control = undefined;
     for (const listener of this.#listeners.splice(0)) await listener.close().catch((err: unknown) => this.#logger?.error({ err }, 'closing a listener failed'));
+    // After the listeners: the other workers hear of the sessions that ended with them.
+    await this.#link?.stop().catch((err: unknown) => this.#logger?.error({ err }, 'leaving the other workers failed'));
+    this.#link = undefined;
     await this.#modules?.stopAll();
     this.#registry.unregisterModule('kernel');
     await this.#container?.dispose().catch(() => {});

@@ -150,6 +150,9 @@ export type { DiscoIdentity, DiscoRegistration, DiscoScope } from './xmpp/disco.
 export type { FeatureContext, StreamFeatureRegistration } from './xmpp/features.js';
 export type { DomainHandler, RemoteRoute, SessionKeeper } from './xmpp/routing.js';
 export type { MovableValue, MovedSession, SessionMover, SessionStateCarrier } from './xmpp/moving.js';
+export { RemoteSession, recordOf, type SessionPeers, type SessionRecord } from './xmpp/remote-session.js';
+export { RemoteSessionTable, type SessionAnnouncement } from './xmpp/session-table.js';
+export { SessionHandover, type HandoverPorts, type TakeMessage, type TakenMessage } from './xmpp/session-handover.js';
 export {
   SaslFailure,
   type ChannelBindingType,

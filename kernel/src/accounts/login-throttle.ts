@@ -46,9 +46,22 @@ interface Counter {
 /** Counters kept at most, per level; beyond that the stale ones go, then the oldest. */
 const MAX_COUNTERS = 100_000;
 
+/** The running counts of a LoginThrottle, as they travel to another process. */
+export interface LoginCounters {
+  readonly addresses: ReadonlyArray<readonly [string, Counter]>;
+  readonly pairs: ReadonlyArray<readonly [string, Counter]>;
+}
+
+/** A failed or successful login, as other processes of the server (workers) count it too. */
+export type LoginEvent =
+  | { readonly outcome: 'failed'; readonly ip: string; readonly account?: string; readonly way: LoginWay; readonly count: number }
+  | { readonly outcome: 'succeeded'; readonly ip: string; readonly account: string };
+
 export class LoginThrottle {
   readonly #addresses = new Map<string, Counter>();
   readonly #pairs = new Map<string, Counter>();
+  /** Told of each login counted here (the workers' link), so that a ban holds on every way in of every worker. */
+  #observer?: (event: LoginEvent) => void;
 
   constructor(
     private readonly settings: () => LoginThrottleSettings,
@@ -77,18 +90,62 @@ export class LoginThrottle {
     if (count <= 0) return;
     const settings = this.settings();
     if (settings.exempt(ip)) return;
+    this.#observer?.({ outcome: 'failed', ip, ...(account === undefined ? {} : { account }), way, count });
+    this.#countFailures(ip, account, way, count, now, true);
+  }
+
+  /** Watches the logins counted here (one observer: the workers' link); undefined stops. */
+  observe(observer: ((event: LoginEvent) => void) | undefined): void {
+    this.#observer = observer;
+  }
+
+  /** Counts a login another process of the server saw. */
+  apply(event: LoginEvent, now = Date.now()): void {
+    if (event.outcome === 'succeeded') this.#pairs.delete(pairKey(event.ip, event.account));
+    else this.#countFailures(event.ip, event.account, event.way, event.count, now, false);
+  }
+
+  /**
+   * The counts and bans that still run, for a process of the server that (re)starts (another worker): it
+   * merges them (merge), so that a ban holds there too.
+   */
+  snapshot(now = Date.now()): LoginCounters {
+    const live = (counters: Map<string, Counter>) => [...counters].filter(([, c]) => c.countUntil > now || c.bannedUntil > now);
+    return { addresses: live(this.#addresses), pairs: live(this.#pairs) };
+  }
+
+  /** Takes in another process's counts: the larger count and the later ban of each key win. */
+  merge(counters: LoginCounters): void {
+    const into = (target: Map<string, Counter>, entries: ReadonlyArray<readonly [string, Counter]>) => {
+      for (const [key, theirs] of entries) {
+        const mine = target.get(key);
+        if (!mine) target.set(key, { ...theirs });
+        else {
+          mine.failures = Math.max(mine.failures, theirs.failures);
+          mine.countUntil = Math.max(mine.countUntil, theirs.countUntil);
+          mine.bannedUntil = Math.max(mine.bannedUntil, theirs.bannedUntil);
+        }
+      }
+    };
+    into(this.#addresses, counters.addresses);
+    into(this.#pairs, counters.pairs);
+  }
+
+  /** `log`: the ban a count starts is logged (by the process that saw the login, once). */
+  #countFailures(ip: string, account: string | undefined, way: LoginWay, count: number, now: number, log: boolean): void {
+    const settings = this.settings();
     const span = settings.banSeconds * 1000;
-    if (account !== undefined && this.#count(this.#pairs, pairKey(ip, account), count, settings.perAccount, span, now)) {
+    if (account !== undefined && this.#count(this.#pairs, pairKey(ip, account), count, settings.perAccount, span, now) && log) {
       this.logger.warn({ ip, account, way, failures: settings.perAccount, seconds: settings.banSeconds }, 'login ban: %s may not log in to %s for %d seconds after %d failed logins', ip, account, settings.banSeconds, settings.perAccount);
     }
-    if (this.#count(this.#addresses, ip, count, settings.perAddress, span, now)) {
+    if (this.#count(this.#addresses, ip, count, settings.perAddress, span, now) && log) {
       this.logger.warn({ ip, way, failures: settings.perAddress, seconds: settings.banSeconds }, 'login ban: %s may not log in for %d seconds after %d failed logins', ip, settings.banSeconds, settings.perAddress);
     }
   }
 
   /** A login from `ip` to `account` succeeded: that account's count at this address starts again. */
   succeeded(ip: string, account: string): void {
-    this.#pairs.delete(pairKey(ip, account));
+    if (this.#pairs.delete(pairKey(ip, account))) this.#observer?.({ outcome: 'succeeded', ip, account });
   }
 
   /** Lifts the bans and counts of addresses matching `matches` (all when undefined); returns how many. */

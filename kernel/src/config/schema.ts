@@ -7,6 +7,7 @@ import { parseAccessRulesSection } from '../access/access-rules.js';
 import { parseApiPermissionsSection } from '../access/api-permissions.js';
 import { LOG_LEVELS } from '../log/logger.js';
 import { listenerSpec } from './listeners.js';
+import { parseWorkers } from '../workers/count.js';
 import type { InferOptions, OptionsSchema } from './option-spec.js';
 
 const DOMAIN = /^(?=.{1,253}$)([\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?)(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?)*$/u;
@@ -45,6 +46,15 @@ export const TOP_LEVEL_SCHEMA = {
     pattern: /^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+$/,
     patternDoc: 'a node name like service@localhost',
     doc: 'The identity of this node, as reported by status and stored with node-bound data.',
+  },
+  workers: {
+    type: 'custom',
+    expected: "a number of worker processes from 1 to 64, or 'auto' (one per core)",
+    parse: parseWorkers,
+    default: 1,
+    doc:
+      "Worker processes that serve the same listeners and the same database, so the server uses every core of the machine: 'auto' runs one per core (os.availableParallelism()), 1 (the default) one process. " +
+      'Sessions on different workers reach each other over local sockets; the commands see one server. Changed at the next start (restart, not reload_config).',
   },
   listen: { type: 'list', of: listenerSpec, default: [], doc: 'Listeners: port, ip, module (service_c2s, service_http, service_xmlrpc) and the module\'s options.' },
   default_db: { type: 'enum', values: ['sql', 'mnesia'], default: 'sql', doc: "Where data lives by default: 'sql' (the database configured by the sql_* options) or 'mnesia' (the embedded store under data_dir)." },

@@ -40,7 +40,8 @@ export class ControlServer {
       server.once('error', (err: NodeJS.ErrnoException) =>
         reject(new Error(`cannot open the control socket ${path}: ${err.code === 'ENAMETOOLONG' || path.length > 100 ? 'the path is too long for a unix socket (move data_dir)' : (err.code ?? err.message)}`)),
       );
-      server.listen(path, () => resolve());
+      // exclusive: under workers (node:cluster) the worker that serves the socket owns it, not the primary.
+      server.listen({ path, exclusive: true }, () => resolve());
     });
     await chmod(path, 0o600);
     logger.debug({ path }, 'control socket open');
@@ -103,7 +104,7 @@ async function handle(line: string, send: (frame: ControlFrame) => void, service
   const { id } = request;
   if (request.op === 'ping') {
     const config = services.config();
-    send({ id, type: 'pong', pid: process.pid, node: config.node_name, version: KERNEL_VERSION, status: services.server.status, mode: services.server.mode, configFile: config.file });
+    send({ id, type: 'pong', pid: services.workers.pid, node: config.node_name, version: KERNEL_VERSION, status: services.server.status, mode: services.server.mode, configFile: config.file });
     return;
   }
   if (request.op === 'describe') {

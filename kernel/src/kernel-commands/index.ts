@@ -34,7 +34,7 @@ export function kernelCommandHandlers(services: KernelServices, logs: () => LogS
     ...oauthHandlers(services, () => services.oauth),
     ...documentationHandlers(services),
     ...moduleHandlers(services),
-    ...logHandlers(logs),
+    ...logHandlers(logs, services.workers),
     ...consoleHandlers(services),
   } as Record<string, CommandHandler<CommandDecl>>;
   return KERNEL_COMMANDS.map((decl) => [decl, handlers[`${decl.name}@v${decl.version ?? 0}`] ?? handlers[decl.name]!]);

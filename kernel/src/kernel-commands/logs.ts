@@ -4,6 +4,7 @@
 import { badArgument, failed } from '@service/plugin-api';
 import { defineCommand, type HandlersFor } from '@service/plugin-api';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.js';
+import type { WorkersControl } from '../workers/control.js';
 import type { LogService } from '../log/log-service.js';
 
 export const logCommands = [
@@ -46,7 +47,7 @@ export const logCommands = [
   }),
 ] as const;
 
-export function logHandlers(logs: () => LogService): HandlersFor<typeof logCommands> {
+export function logHandlers(logs: () => LogService, workers: WorkersControl): HandlersFor<typeof logCommands> {
   const fileOp = async (op: () => Promise<void> | void) => {
     try {
       await op();
@@ -61,9 +62,19 @@ export function logHandlers(logs: () => LogService): HandlersFor<typeof logComma
         throw badArgument('loglevel', `unknown log level '${loglevel}': expected one of ${LOG_LEVELS.join(', ')}`);
       }
       logs().setLevel(loglevel as LogLevel);
+      workers.everyWorker({ op: 'loglevel', level: loglevel as LogLevel });
       logs().logger.notice({ loglevel }, 'log level set to %s', loglevel);
     },
-    rotate_log: () => fileOp(() => logs().rotate()),
-    reopen_log: () => fileOp(() => logs().reopen()),
+    rotate_log: () =>
+      fileOp(() => {
+        if (!workers.identity) return logs().rotate();
+        if (!logs().file) throw new Error('the server writes no log file (log_file is empty)');
+        workers.rotateLog();
+      }),
+    reopen_log: () =>
+      fileOp(() => {
+        logs().reopen();
+        workers.everyWorker({ op: 'reopen-log' });
+      }),
   };
 }

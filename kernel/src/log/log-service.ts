@@ -22,6 +22,8 @@ export interface LogSettings {
   readonly rotateCount: number;
   /** Rotate when the file grows past this many bytes (Infinity: never by size). */
   readonly rotateSize: number;
+  /** Under workers: which process writes (a field of every line). */
+  readonly worker?: number;
 }
 
 const SIZE_CHECK_MS = 10_000;
@@ -59,7 +61,7 @@ export class LogService {
       streams.push({ level: 'trace', stream: out });
     }
     const destination = pino.multistream(streams, { levels: { ...pino.levels.values, notice: 35 } });
-    this.logger = createLogger({ level: settings.level, destination });
+    this.logger = createLogger({ level: settings.level, destination, ...(settings.worker ? { base: { worker: settings.worker } } : {}) });
     this.#scheduleSizeCheck();
   }
 

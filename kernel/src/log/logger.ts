@@ -30,6 +30,8 @@ export interface LoggerOptions {
   /** Pretty output (colours, aligned) for a terminal; JSON lines otherwise. */
   pretty?: boolean;
   destination?: DestinationStream;
+  /** Fields on every line (under workers: `worker`, the index of the process that logged it). */
+  base?: Record<string, unknown>;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
@@ -42,7 +44,8 @@ export function createLogger(options: LoggerOptions): Logger {
     {
       level: PINO_LEVEL[options.level],
       customLevels: { notice: 35 },
-      base: undefined,
+      // Nothing on every line but what says which process wrote it when several share the file (workers).
+      base: options.base,
       // Top-level and `args.` keys only: wildcard paths cost more than the rest of a log line.
       // Command arguments are never logged unmasked (see maskSecrets), this is the safety net.
       redact: { paths: SECRET_KEYS.flatMap((k) => [k, `args.${k}`]), censor: '********' },

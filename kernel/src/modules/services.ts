@@ -23,6 +23,7 @@ import type { ScopeRegistry } from './scopes.js';
 import type { XmppService } from '../xmpp/service.js';
 import type { OAuthService } from '../oauth/service.js';
 import type { ServerControl, ServerServices } from '@service/plugin-api';
+import type { WorkersControl } from '../workers/control.js';
 
 export type { ServerControl } from '@service/plugin-api';
 
@@ -45,6 +46,8 @@ export interface KernelServices extends ServerServices {
   readonly httpAuth: HttpAuthenticator;
   readonly scopes: ScopeRegistry;
   readonly server: ServerControl;
+  /** Which worker this process is, and how a change of its state reaches the other workers. */
+  readonly workers: WorkersControl;
   /** Where modules come from (built-in and installed plugins) and their declarations. */
   readonly catalog: ModuleCatalog;
   /** Restarts and code reloads of running modules (update, update_list, restart_module). */

@@ -14,7 +14,11 @@ import {
   type C2SSession,
   type Logger,
   type ServerServices,
+  type SessionPeers,
+  type SessionRecord,
   type SessionSource,
+  RemoteSessionTable,
+  SessionHandover,
   type StreamErrorCondition,
   type XmlElement,
 } from '@service/plugin-api';
@@ -24,11 +28,8 @@ import { Invalidations } from './invalidations.js';
 import { DirectoryMirror } from './mirror.js';
 import { ClusterKeys } from './keys.js';
 import { Membership } from './membership.js';
-import { ClusterSessionMoves } from './moves.js';
 import type { ClusterApi, ClusterMember } from './public-api.js';
 import { openRedis } from './redis.js';
-import type { SessionRecord } from './records.js';
-import type { Peers } from './remote-session.js';
 
 export interface ClusterSettings {
   readonly redisUrl: string;
@@ -40,7 +41,7 @@ export interface ClusterSettings {
   readonly timeoutMs: number;
 }
 
-export class ClusterNode implements ClusterApi, Peers {
+export class ClusterNode implements ClusterApi, SessionPeers {
   readonly node: string;
   readonly directory: ClusterDirectory;
   readonly #redis: Redis;
@@ -50,8 +51,8 @@ export class ClusterNode implements ClusterApi, Peers {
   readonly invalidations: Invalidations;
   readonly #mirror: DirectoryMirror;
   readonly #events: Redis;
-  /** Sessions moving between nodes for a resumption (moves.ts): the session mover this module registers. */
-  readonly moves: ClusterSessionMoves;
+  /** Sessions moving between nodes for a resumption (the plugin API's SessionHandover): the session mover this module registers. */
+  readonly moves: SessionHandover;
 
   constructor(
     private readonly settings: ClusterSettings,
@@ -64,7 +65,7 @@ export class ClusterNode implements ClusterApi, Peers {
     this.#blocking = openRedis(settings.redisUrl, 'inbox', this.node, logger);
     // One subscriber connection for both channels: directory changes and cache invalidations.
     this.#events = openRedis(settings.redisUrl, 'events', this.node, logger);
-    this.#mirror = new DirectoryMirror(this.#redis, this.#events, keys, this.node, logger);
+    this.#mirror = new DirectoryMirror(this.#redis, this.#events, keys, this.node, new RemoteSessionTable(this.node, this), logger);
     this.directory = new ClusterDirectory(this.#redis, keys, this.node, this, this.#mirror);
     this.#membership = new Membership(
       this.#redis,
@@ -76,9 +77,10 @@ export class ClusterNode implements ClusterApi, Peers {
       logger,
     );
     this.#inbox = new Inbox(this.#redis, this.#blocking, keys, this.node, (entry) => this.#handle(entry), logger);
-    this.moves = new ClusterSessionMoves({
+    this.moves = new SessionHandover({
       node: this.node,
-      directory: this.directory,
+      find: (account, id) => this.directory.find(account, id),
+      released: (session) => this.directory.released(session),
       xmpp: services.xmpp,
       logger,
       isMember: () => this.member,
@@ -170,7 +172,11 @@ export class ClusterNode implements ClusterApi, Peers {
     return this.#membership.setMaster(name);
   }
 
-  // Peers: reaching the sessions of other nodes.
+  // SessionPeers: reaching the sessions of other nodes.
+
+  nodeOf(record: SessionRecord): string {
+    return record.node;
+  }
 
   deliver(record: SessionRecord, full: string, stanza: XmlElement): boolean {
     if (!this.#membership.isLive(record.node)) {

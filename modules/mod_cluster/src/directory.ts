@@ -6,11 +6,9 @@
  * current by every node's announcements, so routing a stanza asks Redis nothing.
  */
 import type { Redis } from 'ioredis';
-import { Jid, type C2SSession, type SessionSource } from '@service/plugin-api';
+import { Jid, RemoteSession, recordOf, type C2SSession, type SessionPeers, type SessionRecord, type SessionSource } from '@service/plugin-api';
 import type { ClusterKeys } from './keys.js';
-import { recordOf, type SessionRecord } from './records.js';
 import type { DirectoryMirror } from './mirror.js';
-import { RemoteSession, type Peers } from './remote-session.js';
 
 /** Removes a session's record only if it is still this session's (a newer one may have replaced it). */
 const UNPUBLISH = `
@@ -20,18 +18,11 @@ redis.call('SREM', KEYS[2], ARGV[3])
 return 1`;
 
 export class ClusterDirectory implements SessionSource {
-  /**
-   * One session object per record of the copy: routing a stanza to another node's session then costs a map
-   * look-up, not a new object with its JID parsed again. A record is replaced, never changed, when the
-   * session's presence changes, so an entry lives as long as the copy holds its record.
-   */
-  readonly #sessions = new WeakMap<SessionRecord, RemoteSession>();
-
   constructor(
     private readonly redis: Redis,
     private readonly keys: ClusterKeys,
     private readonly node: string,
-    private readonly peers: Peers,
+    private readonly peers: SessionPeers,
     private readonly mirror: DirectoryMirror,
   ) {}
 
@@ -73,8 +64,7 @@ export class ClusterDirectory implements SessionSource {
 
   /** The record of the session of `bare` with this id, wherever it is bound, from this node's copy. */
   find(bare: string, id: string): { full: string; record: SessionRecord } | undefined {
-    for (const [resource, record] of this.mirror.account(bare) ?? []) if (record.id === id) return { full: `${bare}/${resource}`, record };
-    return undefined;
+    return this.mirror.table.find(bare, id);
   }
 
   /** Removes a node's sessions (it died, or left); returns them, as sessions, for the presence they leave. */
@@ -85,7 +75,7 @@ export class ClusterDirectory implements SessionSource {
       removed.push(new RemoteSession(jid, record, this.peers));
     }
     await this.redis.del(this.keys.nodeSessions(node));
-    this.mirror.apply({ op: 'node-gone', node });
+    this.mirror.table.apply({ op: 'node-gone', node });
     await this.mirror.announce({ op: 'node-gone', node });
     return removed;
   }
@@ -98,41 +88,31 @@ export class ClusterDirectory implements SessionSource {
   // SessionSource: the other nodes' sessions, from this node's copy.
 
   async get(full: string): Promise<C2SSession | undefined> {
-    const jid = Jid.tryParse(full);
-    if (!jid?.resource) return undefined;
-    const known = this.mirror.record(jid.bare, jid.resource);
-    if (known) return this.#session(jid.bare, jid.resource, known);
+    const known = await this.mirror.table.get(full);
+    if (known) return known;
     // A session bound elsewhere a moment ago may not have reached the copy yet: Redis says for sure (a miss
     // here is rare: a stanza to a full JID with no session on this node).
+    const jid = Jid.tryParse(full);
+    if (!jid?.resource) return undefined;
     const json = await this.redis.hget(this.keys.sessions(jid.bare), jid.resource);
     const record = json ? (JSON.parse(json) as SessionRecord) : undefined;
     return record && record.node !== this.node ? new RemoteSession(jid, record, this.peers) : undefined;
   }
 
-  async byAccount(bare: string): Promise<C2SSession[]> {
-    const resources = this.mirror.account(bare);
-    if (!resources) return [];
-    return [...resources]
-      .sort(([, a], [, b]) => a.started - b.started)
-      .map(([resource, record]) => this.#session(bare, resource, record));
+  byAccount(bare: string): Promise<C2SSession[]> {
+    return this.mirror.table.byAccount(bare);
   }
 
-  async accounts(): Promise<string[]> {
-    return [...new Set([...this.mirror.entries()].map(([bare]) => bare))];
+  accounts(): Promise<string[]> {
+    return this.mirror.table.accounts();
   }
 
-  async all(): Promise<C2SSession[]> {
-    return [...this.mirror.entries()].map(([bare, resource, record]) => this.#session(bare, resource, record));
+  all(): Promise<C2SSession[]> {
+    return this.mirror.table.all();
   }
 
-  #session(bare: string, resource: string, record: SessionRecord): RemoteSession {
-    let session = this.#sessions.get(record);
-    if (!session) this.#sessions.set(record, (session = new RemoteSession(Jid.parse(`${bare}/${resource}`), record, this.peers)));
-    return session;
-  }
-
-  async count(): Promise<number> {
-    return this.mirror.size;
+  count(): Promise<number> {
+    return this.mirror.table.count();
   }
 
   /** How many sessions a node carries, as the directory says. */
@@ -140,10 +120,8 @@ export class ClusterDirectory implements SessionSource {
     return this.redis.scard(this.keys.nodeSessions(node));
   }
 
-  async countHost(host: string): Promise<number> {
-    let n = 0;
-    for (const [bare] of this.mirror.entries()) if (bare.slice(bare.indexOf('@') + 1) === host) n++;
-    return n;
+  countHost(host: string): Promise<number> {
+    return this.mirror.table.countHost(host);
   }
 }
 

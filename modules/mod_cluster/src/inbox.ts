@@ -6,7 +6,7 @@
  * them (docs/decisions.md, "Cluster").
  */
 import type { Redis } from 'ioredis';
-import type { Logger } from '@service/plugin-api';
+import type { Logger, TakeMessage, TakenMessage } from '@service/plugin-api';
 import type { ClusterKeys } from './keys.js';
 
 export type InboxEntry =
@@ -15,10 +15,9 @@ export type InboxEntry =
   | { readonly kind: 'close'; readonly to: string; readonly condition: string; readonly text: string }
   /** The node is asked to leave the cluster (leave_cluster run on another node). */
   | { readonly kind: 'leave'; readonly to: string }
-  /** Node `from` resumes the session `to` (with this id) and asks for it; the answer is a `taken` with `ref`. */
-  | { readonly kind: 'take'; readonly to: string; readonly id: string; readonly from: string; readonly ref: string }
-  /** The answer to a `take`: the released session as JSON (a MovedSession), or '' when it stays or is gone. */
-  | { readonly kind: 'taken'; readonly to: string; readonly ref: string; readonly session: string };
+  /** A resumption on another node (the plugin API's SessionHandover). */
+  | TakeMessage
+  | TakenMessage;
 
 /** The most entries a node's inbox keeps; beyond that the oldest go (a node that long behind is dead). */
 const MAX_LENGTH = 1_000_000;

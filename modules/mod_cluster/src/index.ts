@@ -26,6 +26,10 @@ export default defineModule({
   commands: clusterCommands,
   async start(ctx) {
     const { options, services } = ctx;
+    // Each worker would join as a node of the same name. Across machines, a node is one process for now.
+    if (services.server.worker.count > 1) {
+      throw new Error(`mod_cluster needs one process per node: this node runs ${services.server.worker.count} workers (set workers: 1, and run one node per machine)`);
+    }
     if (options.heartbeat_timeout <= options.heartbeat_interval) {
       throw new Error(`heartbeat_timeout (${options.heartbeat_timeout} ms) must be longer than heartbeat_interval (${options.heartbeat_interval} ms)`);
     }

@@ -79,4 +79,9 @@ export interface ServerControl {
   readonly startedAt: number;
   /** The server's release (what XEP-0092 and `status` report). */
   readonly version: string;
+  /**
+   * Which of the processes that serve this node this one is (the `workers` option): index 1…count. A job that
+   * must run once per node (a purge, a timer) runs on worker 1. One process: { index: 1, count: 1 }.
+   */
+  readonly worker: { readonly index: number; readonly count: number };
 }

@@ -1,14 +1,57 @@
 /**
- * A session bound on another node, as this node's router and modules see it: its JID, priority and presence
- * from the directory, and a stream that is the other node's inbox. Writing to it sends the stanza there
- * (that node runs the user_receive chain, where the session's state is); closing its outlet asks that node
- * to end it.
+ * A session carried by another process (a node of a cluster, another worker of this machine), as this
+ * process's router and modules see it: its JID, priority and presence from a record the carrying process
+ * published, and a stream that is a message to that process. Writing to it sends the stanza there (that
+ * process runs the user_receive chain, where the session's state is); closing its outlet asks it to end the
+ * session. Whoever links processes (mod_cluster over Redis, the kernel's workers over local sockets) says how
+ * a message reaches the carrier (SessionPeers) and builds the rest from here, so both behave alike.
  */
-import { fromStoredXml, type C2SSession, type ConnectionKind, type Jid, type StanzaOutlet, type StreamError, type XmlElement } from '@service/plugin-api';
-import type { SessionRecord } from './records.js';
+import type { Jid } from '../jid/jid.js';
+import { fromStoredXml, toStoredXml } from '../xml/stored.js';
+import type { XmlElement } from '../xml/element.js';
+import type { StreamError } from './errors.js';
+import type { C2SSession, ConnectionKind, StanzaOutlet } from './session.js';
 
-/** What a remote session needs of the cluster: reaching the node that carries it. */
-export interface Peers {
+/**
+ * What a directory of sessions holds for a session of another process: enough to route to it and to answer
+ * the session commands (connected_users_info…) without asking the process that carries it.
+ */
+export interface SessionRecord {
+  /** The carrying process: a cluster node's name, or a worker's. */
+  readonly node: string;
+  readonly id: string;
+  readonly started: number;
+  readonly connection: ConnectionKind;
+  readonly ip: string;
+  readonly port: number;
+  readonly priority: number;
+  readonly available: boolean;
+  readonly show: string;
+  readonly status: string;
+  /** The last broadcast presence, as stored XML. */
+  readonly presence?: string;
+}
+
+export function recordOf(session: C2SSession, node: string): SessionRecord {
+  return {
+    node,
+    id: session.id,
+    started: session.startedAt,
+    connection: session.connection,
+    ip: session.ip,
+    port: session.port,
+    priority: session.priority,
+    available: session.available,
+    show: session.show,
+    status: session.statusText,
+    ...(session.presence ? { presence: toStoredXml(session.presence) } : {}),
+  };
+}
+
+/** What a remote session needs of the link between processes: reaching the one that carries it. */
+export interface SessionPeers {
+  /** The node name commands show for a session of `record.node`; undefined when it is this node (a worker of this machine). */
+  nodeOf(record: SessionRecord): string | undefined;
   /** Sends a stanza to a session of `record.node`; false when that node cannot be reached (the caller bounces). */
   deliver(record: SessionRecord, full: string, stanza: XmlElement): boolean;
   /** Asks `record.node` to end a session with a stream error. */
@@ -38,7 +81,7 @@ export class RemoteSession implements C2SSession {
   constructor(
     readonly jid: Jid,
     readonly record: SessionRecord,
-    private readonly peers: Peers,
+    private readonly peers: SessionPeers,
   ) {
     this.id = record.id;
     this.startedAt = record.started;
@@ -67,9 +110,9 @@ export class RemoteSession implements C2SSession {
     this.#presence = presence;
   }
 
-  /** The node that carries the session. */
-  get node(): string {
-    return this.record.node;
+  /** The node that carries the session as commands show it (undefined: this node, another worker of it). */
+  get node(): string | undefined {
+    return this.peers.nodeOf(this.record);
   }
 
   setOutlet(): void {

@@ -1,43 +1,71 @@
 /**
- * Stream management resumption on another node: the node a client resumes on asks the node that carries the
- * session for it (a `take` in that node's inbox); that node releases it (services.xmpp.releaseSession: no
+ * Stream management resumption in another process (a cluster node, a worker of this machine), over whatever
+ * carries messages between them: the process a client resumes on asks the one that carries the session for
+ * it (a `take`); that node releases it (services.xmpp.releaseSession: no
  * end, no unavailable presence) and answers with the session as it travels (`taken`), and the asking node
  * registers it and publishes it as its own. For a few seconds after, the old node forwards to the new one
  * what other nodes still sent it for the session (their copy of the directory catches up within
  * milliseconds), so nothing addressed to the session is rerouted as if it were gone.
  */
 import { randomUUID } from 'node:crypto';
-import type { C2SSession, Logger, MovedSession, SessionMover, XmppApi } from '@service/plugin-api';
-import type { ClusterDirectory } from './directory.js';
-import type { InboxEntry } from './inbox.js';
+import type { Logger } from '../log/logger.js';
+import type { XmppApi } from '../services/xmpp.js';
+import type { MovedSession, SessionMover } from './moving.js';
+import type { SessionRecord } from './remote-session.js';
+import type { C2SSession } from './session.js';
+
+/** Node `from` resumes the session `to` (with this id) and asks for it; the answer is a `taken` with `ref`. */
+export interface TakeMessage {
+  readonly kind: 'take';
+  readonly to: string;
+  readonly id: string;
+  readonly from: string;
+  readonly ref: string;
+}
+
+/** The answer to a `take`: the released session as JSON (a MovedSession), or '' when it stays or is gone. */
+export interface TakenMessage {
+  readonly kind: 'taken';
+  readonly to: string;
+  readonly ref: string;
+  readonly session: string;
+}
 
 /** How long the asking node waits for the answer before the resumption fails. */
 const TAKE_TIMEOUT_MS = 5000;
 /** How long the old node forwards stanzas for a session that left it. */
 const FORWARD_MS = 10_000;
 
-export interface MovePorts {
+export interface HandoverPorts {
+  /** This process's name, as records name it. */
   readonly node: string;
-  readonly directory: ClusterDirectory;
   readonly xmpp: XmppApi;
   readonly logger: Logger;
+  /** Where the session of `account` with this id is bound, from this process's copy of the directory. */
+  find(account: string, id: string): { full: string; record: SessionRecord } | undefined;
+  /**
+   * A session of this process left it for process `to`: it leaves this process's part of the directory (its
+   * record stays for the new carrier to overwrite), and what this process routes to it goes to `to` from now.
+   */
+  released(session: C2SSession, to: string): Promise<void>;
+  /** Whether this process takes part (a cluster node that left does not). */
   isMember(): boolean;
   isLive(node: string): boolean;
-  /** Resolves false when that node is dead. */
-  send(node: string, entry: InboxEntry): Promise<boolean>;
+  /** Resolves false when that process is gone. */
+  send(node: string, message: TakeMessage | TakenMessage): Promise<boolean>;
 }
 
-export class ClusterSessionMoves implements SessionMover {
+export class SessionHandover implements SessionMover {
   readonly #waiting = new Map<string, (moved: MovedSession | undefined) => void>();
   readonly #forwards = new Map<string, { node: string; until: number }>();
 
-  constructor(private readonly ports: MovePorts) {}
+  constructor(private readonly ports: HandoverPorts) {}
 
   /** SessionMover: the session of `account` with this id, from the node that carries it. */
   async take(account: string, id: string): Promise<MovedSession | undefined> {
     const { ports } = this;
     if (!ports.isMember()) return undefined;
-    const found = ports.directory.find(account, id);
+    const found = ports.find(account, id);
     if (!found || found.record.node === ports.node || !ports.isLive(found.record.node)) return undefined;
     const ref = randomUUID();
     const answer = new Promise<MovedSession | undefined>((resolve, reject) => {
@@ -59,19 +87,19 @@ export class ClusterSessionMoves implements SessionMover {
   }
 
   /** Another node asks for a session of this node: released and sent, or '' when it is not here or may not move. */
-  async onTake(entry: Extract<InboxEntry, { kind: 'take' }>, session: C2SSession | undefined): Promise<void> {
+  async onTake(entry: TakeMessage, session: C2SSession | undefined): Promise<void> {
     const { ports } = this;
     const moved = session && session.id === entry.id ? ports.xmpp.releaseSession(session) : undefined;
     if (moved) {
       this.#forwards.set(entry.to, { node: entry.from, until: Date.now() + FORWARD_MS });
-      await ports.directory.released(session!);
+      await ports.released(session!, entry.from);
       ports.logger.info({ jid: entry.to, to: entry.from }, 'session %s handed to node %s for a resumption there', entry.to, entry.from);
     }
     await ports.send(entry.from, { kind: 'taken', to: entry.from, ref: entry.ref, session: moved ? JSON.stringify(moved) : '' });
   }
 
   /** The answer to a take of this node. */
-  onTaken(entry: Extract<InboxEntry, { kind: 'taken' }>): void {
+  onTaken(entry: TakenMessage): void {
     const waiting = this.#waiting.get(entry.ref);
     if (!waiting) {
       // Too late: the resumption already failed, and the session the other node released is lost with it.

@@ -1,0 +1,18 @@
+/**
+ * What the kernel's commands need to know of the workers: which one this process is, and how to make a
+ * change of this process's state (the log level, the modules…) every worker's. With one process (the
+ * default) it is the process itself and nothing is passed on.
+ */
+import type { ServerAction } from './messages.js';
+import type { WorkerIdentity } from './worker-link.js';
+
+export interface WorkersControl {
+  /** This process's worker; undefined when the server runs as one process. */
+  readonly identity?: WorkerIdentity;
+  /** The pid servicectl waits for when the server stops: the primary's under workers. */
+  readonly pid: number;
+  /** Has every other worker apply an action this process applied (nothing with one process). */
+  everyWorker(action: ServerAction): void;
+  /** rotate_log under workers: one process (the primary) renames the file, every worker reopens it. */
+  rotateLog(): void;
+}

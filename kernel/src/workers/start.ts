@@ -1,0 +1,60 @@
+/**
+ * How servicectl starts the server: as one process (`workers: 1`, the default), as the primary of several
+ * workers (it reads the configuration, forks them and supervises), or, in a process the primary forked, as
+ * one of those workers.
+ */
+import cluster from 'node:cluster';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Config } from '../config/load.js';
+import { LogService } from '../log/log-service.js';
+import type { Logger } from '../log/logger.js';
+import { Server, type ServerOptions } from '../server.js';
+import { workerCount } from './count.js';
+import { WORKER_COUNT_ENV, WORKER_INDEX_ENV, WorkerSupervisor } from './supervisor.js';
+import type { WorkerIdentity } from './worker-link.js';
+
+/** What servicectl's foreground holds while the server runs, whichever way it runs. */
+export interface RunningService {
+  readonly logger: Logger;
+  readonly dataDir: string;
+  shutdown(): Promise<void>;
+}
+
+/** This process's worker, when the primary forked it as one. */
+export function workerIdentity(): WorkerIdentity | undefined {
+  if (!cluster.isWorker) return undefined;
+  const index = Number(process.env[WORKER_INDEX_ENV]);
+  const count = Number(process.env[WORKER_COUNT_ENV]);
+  return Number.isInteger(index) && index >= 1 && Number.isInteger(count) ? { index, count } : undefined;
+}
+
+export async function startService(options: ServerOptions & { readonly onExit: (status: number) => void }): Promise<RunningService> {
+  const worker = workerIdentity();
+  if (worker) return asRunning(await Server.start({ ...options, worker }));
+  const config = await Server.readConfig(options.configFile);
+  const count = workerCount(config.workers);
+  if (count === 1) return asRunning(await Server.start(options));
+  // As the server does before its log opens there: the data directory holds the database and the sockets.
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const logs = primaryLog(config, options);
+  const supervisor = await WorkerSupervisor.start(count, logs, options.onExit);
+  return { logger: supervisor.logger, dataDir: config.dataDir, shutdown: () => supervisor.shutdown() };
+}
+
+function asRunning(server: Server): RunningService {
+  return { logger: server.logger, dataDir: server.config.dataDir, shutdown: () => server.shutdown() };
+}
+
+/** The primary's log: the configured file (the workers append to it too), which the primary alone rotates by size. */
+function primaryLog(config: Config, options: ServerOptions): LogService {
+  if (options.logger) return LogService.external(options.logger, config.loglevel);
+  return new LogService({
+    level: config.loglevel,
+    rotateCount: config.log_rotate_count,
+    rotateSize: config.log_rotate_size,
+    file: config.log_file ? resolve(config.dataDir, config.log_file) : undefined,
+    stdout: options.stdout ?? false,
+    pretty: options.pretty ?? false,
+  });
+}

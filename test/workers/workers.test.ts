@@ -1,0 +1,383 @@
+/**
+ * One server as several worker processes on one machine (`workers: 2`), on the embedded SQLite database and
+ * with no Redis: `servicectl foreground` forks the workers, which share the listening ports (the primary
+ * hands connections out in turn). Clients land on different workers; everything must behave as one server:
+ * chat, presence and roster pushes across workers, the session commands counting and kicking everywhere,
+ * the conflict rule, caches and login bans shared, a configuration or log level change applied by every
+ * worker, stream management resumption on another worker, a worker killed with SIGKILL (its sessions end,
+ * it comes back, the server keeps serving) and servicectl stopping everything.
+ *
+ * Which worker carries a session is read where an operator reads it: the log line of the login carries the
+ * worker's index.
+ */
+import { expect } from 'chai';
+import { request as httpRequest } from 'node:http';
+import { readFile, writeFile } from 'node:fs/promises';
+import { parse, stringify } from 'yaml';
+import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
+import { TLS_FIXTURE, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
+import { RawXmppPeer } from '../support/raw-xmpp.js';
+import { servicectl } from '../support/cli.js';
+
+const NS_SM = 'urn:xmpp:sm:3';
+
+/** A call on a new connection each time: the primary hands each to the next worker. */
+function call(port: number, command: string, args: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify(args);
+    const req = httpRequest({ host: '127.0.0.1', port, path: `/api/${command}`, method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => {
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // Not JSON: kept as text.
+        }
+        resolve({ status: res.statusCode!, body: parsed });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The child pids of a process (its workers). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const tasks = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  return tasks.trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('several workers on one machine (workers: 2, SQLite, no Redis)', function () {
+  this.timeout(120_000);
+  let proc: ServerProcess;
+  let c2s: number;
+  const clients: Client[] = [];
+  const api = (command: string, args: Record<string, unknown> = {}, headers: Record<string, string> = {}) => call(proc.port, command, args, headers);
+
+  /** The worker of the last login of `user` the log shows since `from` (an offset in the output). */
+  const workerOfLogin = async (user: string, from: number): Promise<number> => {
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      const lines = proc.output().slice(from).split('\n').filter((l) => l.includes('"authenticated"') && l.includes(`"user":"${user}@localhost"`));
+      const last = lines[lines.length - 1];
+      if (last) return (JSON.parse(last) as { worker: number }).worker;
+      if (Date.now() > deadline) throw new Error(`no login of ${user} in the log`);
+      await sleep(20);
+    }
+  };
+  /** Logs `user` in until a connection lands on `worker` (the primary hands connections out in turn). */
+  const connectOn = async (worker: number, user: string, resource?: string): Promise<Client> => {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const from = proc.output().length;
+      const client = await loginTo(`xmpp://127.0.0.1:${c2s}`, { user, password: `${user}-pw`, ...(resource ? { resource } : {}) });
+      if ((await workerOfLogin(user, from)) === worker) {
+        clients.push(client);
+        await seenEverywhere(String((client as any).jid));
+        return client;
+      }
+      await client.stop();
+    }
+    throw new Error(`no connection of ${user} landed on worker ${worker}`);
+  };
+  /** A raw client on `worker`, bound to `resource`. */
+  const rawOn = async (worker: number, user: string, resource: string): Promise<RawXmppPeer> => {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const from = proc.output().length;
+      const peer = await RawXmppPeer.connect(c2s);
+      await peer.authenticate(user, `${user}-pw`);
+      if ((await workerOfLogin(user, from)) === worker) {
+        await peer.bind(resource);
+        return peer;
+      }
+      peer.destroy();
+    }
+    throw new Error(`no connection of ${user} landed on worker ${worker}`);
+  };
+  /** Waits until both workers list the session (they learn of each other's within milliseconds). */
+  const seenEverywhere = async (full: string, present = true) => {
+    const deadline = Date.now() + 3000;
+    for (let seen = 0; seen < 4; ) {
+      const listed = ((await api('connected_users')).body as string[]).includes(full);
+      if (listed === present) seen++;
+      else if (Date.now() > deadline) throw new Error(`${full} is ${present ? 'not ' : ''}listed by every worker 3 s after`);
+      else await sleep(20);
+    }
+  };
+
+  before(async () => {
+    c2s = await freePort();
+    proc = await spawnServer((port) => {
+      const config = openConfig(port);
+      (config.listen as any[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
+      return {
+        ...config,
+        workers: 2,
+        certfiles: [TLS_FIXTURE],
+        login_failures_per_address: 6,
+        login_ban_lifetime: 60,
+        api_permissions: {
+          'loopback admin': { who: { acl: 'loopback' }, what: '*' },
+          users: { who: 'all', from: ['mod_http_api'], what: ['get_roster'] },
+        },
+        modules: {
+          mod_http_api: {},
+          mod_admin_extra: {},
+          mod_roster: {},
+          mod_presence: {},
+          mod_offline: {},
+          mod_stream_mgmt: {},
+          mod_version: {},
+          mod_ping: {},
+          mod_disco: {},
+        },
+      };
+    });
+    // Worker 1 answers first; the server serves once the primary says every worker does.
+    const deadline = Date.now() + 20_000;
+    while (!proc.output().includes('2 workers serve') && Date.now() < deadline) await sleep(50);
+    expect(proc.output()).to.include('2 workers serve');
+    for (const user of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']) expect((await api('register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await writeFile('/tmp/wk/failed.log', proc.output());
+  });
+  after(async () => {
+    await stopAll(...clients);
+    await proc?.cleanup();
+  });
+
+  it('runs a primary and two workers that share the HTTP port, each serving requests', async () => {
+    const workers = await childrenOf(proc.child.pid!);
+    expect(workers).to.have.length(2);
+    const cpu = async (pid: number) => {
+      const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+      return Number(fields[11]) + Number(fields[12]);
+    };
+    const before = await Promise.all(workers.map(cpu));
+    for (let i = 0; i < 300; i++) expect((await api('registered_users', { host: 'localhost' })).status).to.equal(200);
+    const after = await Promise.all(workers.map(cpu));
+    // Both workers spent CPU on the 300 requests: the port is shared, not served by one of them.
+    for (const [i] of workers.entries()) expect(after[i]! - before[i]!, `CPU ticks of worker ${i + 1}`).to.be.greaterThan(0);
+  });
+
+  it('delivers chat, IQs and presence between clients on different workers', async () => {
+    const alice = await connectOn(1, 'alice');
+    const bob = await connectOn(2, 'bob');
+    await alice.send(xml('presence'));
+    await bob.send(xml('presence'));
+    const toBob = next(bob, (s) => s.name === 'message' && s.getChildText('body') === 'hello bob');
+    await alice.send(xml('message', { to: String((bob as any).jid), type: 'chat' }, xml('body', {}, 'hello bob')));
+    expect((await toBob).attrs.from).to.equal(String((alice as any).jid));
+    const toAlice = next(alice, (s) => s.name === 'message' && s.getChildText('body') === 'hello alice');
+    await bob.send(xml('message', { to: 'alice@localhost', type: 'chat' }, xml('body', {}, 'hello alice')));
+    expect((await toAlice).attrs.from).to.equal(String((bob as any).jid));
+    bob.iqCallee.get('urn:xmpp:ping', 'ping', () => ({}));
+    const answer = await alice.iqCaller.request(xml('iq', { type: 'get', to: String((bob as any).jid) }, xml('ping', { xmlns: 'urn:xmpp:ping' })));
+    expect(answer.attrs.type).to.equal('result');
+    const missing = await alice.iqCaller.request(xml('iq', { type: 'get', to: 'bob@localhost/nowhere' }, xml('ping', { xmlns: 'urn:xmpp:ping' }))).catch((err: any) => err);
+    expect(missing?.condition ?? missing?.name).to.equal('service-unavailable');
+    // Subscriptions both ways: roster pushes and presence cross the workers.
+    await alice.iqCaller.request(xml('iq', { type: 'get' }, xml('query', { xmlns: 'jabber:iq:roster' })));
+    const push = next(alice, (s) => s.is('iq') && s.attrs.type === 'set' && s.getChild('query', 'jabber:iq:roster')?.getChild('item')?.attrs.jid === 'bob@localhost');
+    await subscribe(alice, 'alice@localhost', bob, 'bob@localhost');
+    await push;
+    await subscribe(bob, 'bob@localhost', alice, 'alice@localhost');
+    const away = next(alice, (s) => s.is('presence') && s.attrs.from === String((bob as any).jid) && s.getChildText('show') === 'away');
+    await bob.send(xml('presence', {}, xml('show', {}, 'away')));
+    await away;
+  });
+
+  it('counts, lists and kicks sessions of every worker from any worker', async () => {
+    for (let i = 0; i < 4; i++) {
+      expect((await api('connected_users_number')).body).to.equal(2);
+      expect([...(await api('connected_users')).body].map((j: string) => j.split('/')[0]).sort()).to.deep.equal(['alice@localhost', 'bob@localhost']);
+      const info = (await api('connected_users_info')).body as any[];
+      // One server: every session is on this node, whichever worker carries it.
+      expect(info.map((s) => s.node)).to.deep.equal(['service@localhost', 'service@localhost']);
+    }
+    const carol = await connectOn(2, 'carol');
+    const kicked = new Promise<string>((resolve) => {
+      carol.on('error', (err: any) => resolve(`${err.condition}: ${err.text}`));
+      setTimeout(() => resolve('no stream error after 10 s'), 10_000);
+    });
+    // Asked until worker 1 answers it would not prove much: either worker kicks on the other.
+    expect((await api('kick_user', { user: 'carol', host: 'localhost' })).body).to.equal('Kicked sessions: 1');
+    expect(await kicked).to.equal('policy-violation: Kicked by administrator');
+    await seenEverywhere(String((carol as any).jid), false);
+  });
+
+  it('replaces the older of two sessions with the same full JID on two workers', async () => {
+    const older = await rawOn(1, 'dave', 'twin');
+    await seenEverywhere('dave@localhost/twin');
+    const newer = await rawOn(2, 'dave', 'twin');
+    expect((await older.streamError()).condition).to.equal('conflict');
+    await sleep(200);
+    for (let i = 0; i < 4; i++) expect(((await api('connected_users')).body as string[]).filter((j) => j === 'dave@localhost/twin')).to.have.length(1);
+    newer.write('</stream:stream>');
+    await newer.waitClosed();
+    older.destroy();
+  });
+
+  it('resumes on one worker a stream-managed session the other carried', async () => {
+    const [alice] = clients as [Client];
+    const erin = 'erin@localhost/phone';
+    const peer = await rawOn(1, 'erin', 'phone');
+    peer.write(`<enable xmlns='${NS_SM}' resume='true' max='30'/>`);
+    const id = (await peer.waitFor(/<enabled\b[^>]*\bid=['"]([^'"]+)['"]/))[1]!;
+    peer.write('<presence/>');
+    await peer.waitFor(/<presence\b[^>]*from=['"]erin@localhost\/phone['"]/);
+    await seenEverywhere(erin);
+    await alice.send(xml('message', { to: erin, type: 'chat' }, xml('body', {}, 'sent before the cut')));
+    await peer.waitFor(/sent before the cut/);
+    peer.destroy();
+    await sleep(300);
+    await alice.send(xml('message', { to: erin, type: 'chat' }, xml('body', {}, 'sent during the cut')));
+    await sleep(200);
+    // Back on worker 2: what was not acknowledged comes again, in order, and chat goes on.
+    let resumed: RawXmppPeer | undefined;
+    for (let attempt = 0; attempt < 8 && !resumed; attempt++) {
+      const from = proc.output().length;
+      const candidate = await RawXmppPeer.connect(c2s);
+      await candidate.authenticate('erin', 'erin-pw');
+      if ((await workerOfLogin('erin', from)) === 2) resumed = candidate;
+      else candidate.destroy();
+    }
+    expect(resumed, 'a connection on worker 2').to.not.equal(undefined);
+    resumed!.write(`<resume xmlns='${NS_SM}' h='0' previd='${id}'/>`);
+    const answer = await resumed!.waitFor(/<resumed\b[^>]*>|<failed\b[\s\S]*?<\/failed>/);
+    expect(answer[0]).to.match(/^<resumed\b/);
+    await resumed!.waitFor(/sent before the cut[\s\S]*sent during the cut/);
+    await alice.send(xml('message', { to: erin, type: 'chat' }, xml('body', {}, 'after the move')));
+    await resumed!.waitFor(/after the move/);
+    const back = next(alice, (s) => s.is('message') && s.getChildText('body') === 'from worker 2');
+    resumed!.write(`<message to='alice@localhost' type='chat'><body>from worker 2</body></message>`);
+    expect((await back).attrs.from).to.equal(erin);
+    resumed!.write('</stream:stream>');
+    await seenEverywhere(erin, false);
+    resumed!.destroy();
+  });
+
+  it('forgets a changed password on every worker at once', async () => {
+    const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`frank@localhost:${password}`).toString('base64')}` });
+    // Both workers verify (and cache) the old password.
+    for (let i = 0; i < 4; i++) expect((await api('get_roster', { user: 'frank', host: 'localhost' }, basic('frank-pw'))).status).to.equal(200);
+    expect((await api('change_password', { user: 'frank', host: 'localhost', newpass: 'frank-new' })).status).to.equal(200);
+    // Two calls, one on each worker (connections alternate): two failed logins, which the ban test counts on.
+    for (let i = 0; i < 2; i++) expect((await api('get_roster', { user: 'frank', host: 'localhost' }, basic('frank-pw'))).status).to.equal(401);
+    for (let i = 0; i < 2; i++) expect((await api('get_roster', { user: 'frank', host: 'localhost' }, basic('frank-new'))).status).to.equal(200);
+  });
+
+  it('applies set_loglevel and reload_config on every worker', async () => {
+    expect((await api('set_loglevel', { loglevel: 'warning' })).status).to.equal(200);
+    await sleep(200);
+    for (let i = 0; i < 4; i++) expect((await api('get_loglevel')).body).to.equal('warning');
+    expect((await api('set_loglevel', { loglevel: 'info' })).status).to.equal(200);
+    await sleep(200);
+    for (let i = 0; i < 4; i++) expect((await api('get_loglevel')).body).to.equal('info');
+    // mod_admin_extra's commands go with the module, on both workers; they come back with it.
+    const config = parse(await readFile(proc.configFile, 'utf8'));
+    delete config.modules.mod_admin_extra;
+    await writeFile(proc.configFile, stringify(config));
+    expect((await api('reload_config')).status).to.equal(200);
+    await sleep(500);
+    for (let i = 0; i < 4; i++) expect((await api('connected_users_info')).status, `call ${i}`).to.equal(404);
+    config.modules.mod_admin_extra = {};
+    await writeFile(proc.configFile, stringify(config));
+    expect((await api('reload_config')).status).to.equal(200);
+    await sleep(500);
+    for (let i = 0; i < 4; i++) expect((await api('connected_users_info')).status, `call ${i}`).to.equal(200);
+  });
+
+  it('starts a worker killed with SIGKILL again: its sessions end, their contacts are told, the server keeps serving', async () => {
+    const [alice, bob] = clients as [Client, Client];
+    const workers = await childrenOf(proc.child.pid!);
+    // bob is on worker 2: alice (worker 1) sees him go.
+    const gone = next(alice, (s) => s.is('presence') && s.attrs.from === String((bob as any).jid) && s.attrs.type === 'unavailable', 10_000);
+    const from = proc.output().length;
+    process.kill(workers[1]!, 'SIGKILL');
+    await gone;
+    await seenEverywhere(String((bob as any).jid), false);
+    expect((await api('connected_users_number')).body).to.equal(1);
+    // The primary started worker 2 again: two workers, one new.
+    const deadline = Date.now() + 20_000;
+    let now: number[] = [];
+    while (Date.now() < deadline) {
+      now = await childrenOf(proc.child.pid!);
+      if (now.length === 2 && !now.includes(workers[1]!)) break;
+      await sleep(100);
+    }
+    expect(now).to.have.length(2);
+    expect(now).to.include(workers[0]!);
+    expect(proc.output().slice(from)).to.match(/worker 2 died \(signal SIGKILL\)/);
+    // And it serves: a new login on it chats with alice.
+    while (!proc.output().slice(from).includes('"msg":"service') && Date.now() < deadline) await sleep(100);
+    await sleep(500);
+    const bob2 = await connectOn(2, 'bob', 'again');
+    const hello = next(alice, (s) => s.is('message') && s.getChildText('body') === 'back');
+    await bob2.send(xml('message', { to: String((alice as any).jid), type: 'chat' }, xml('body', {}, 'back')));
+    await hello;
+  });
+
+  it('bans an address on every worker after failed logins on either', async () => {
+    // Six failures from an address ban it (login_failures_per_address); two were counted above. Attempts
+    // alternate between the workers: a worker that counted only its own would ban after ten more, not four.
+    const attempt = async (user: string, password: string) => {
+      const peer = await RawXmppPeer.connect(c2s);
+      try {
+        await peer.authenticate(user, password);
+        return 'success';
+      } catch (err) {
+        return (err as Error).message;
+      } finally {
+        peer.destroy();
+      }
+    };
+    let attempts = 0;
+    const seen: string[] = [];
+    while (attempts < 12 && !/too many failed logins/.test(seen[seen.length] = await attempt('nobody', 'wrong'))) attempts++;
+    expect(attempts, `failed logins before the ban: ${seen.join('\n')}`).to.equal(4);
+    // Refused on both workers, even with the right password.
+    for (let i = 0; i < 2; i++) expect(await attempt('alice', 'alice-pw'), `login ${i + 1} after the ban`).to.match(/too many failed logins/);
+  });
+
+  it('stops every worker with servicectl stop', async () => {
+    const workers = await childrenOf(proc.child.pid!);
+    const res = await servicectl(proc.configFile, 'stop');
+    expect(res.code, res.stdout + res.stderr).to.equal(0);
+    expect(await proc.exited).to.equal(0);
+    for (const pid of workers) expect(() => process.kill(pid, 0), `worker ${pid}`).to.throw();
+  });
+});
+
+describe('the workers option', () => {
+  for (const bad of [0, 65, 'many', -1]) {
+    it(`refuses workers: ${JSON.stringify(bad)} with an error that names it`, async () => {
+      const port = await freePort();
+      const res = await servicectl(await configWith({ workers: bad, port }), 'foreground');
+      expect(res.code).to.not.equal(0);
+      expect(res.stderr).to.match(/workers/).and.to.match(/from 1 to 64, or 'auto'/);
+    });
+  }
+
+  it('refuses mod_cluster under several workers, saying why', async () => {
+    const port = await freePort();
+    const res = await servicectl(await configWith({ workers: 2, port, modules: { mod_http_api: {}, mod_cluster: { cookie: 'secret' } } }), 'foreground');
+    expect(res.code).to.not.equal(0);
+    expect(res.stderr).to.match(/mod_cluster needs one process per node: this node runs 2 workers/);
+    expect(res.stderr).to.not.include('secret');
+  });
+
+  async function configWith(extra: { workers: unknown; port: number; modules?: Record<string, unknown> }): Promise<string> {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = await mkdtemp(join(tmpdir(), 'service-workers-'));
+    const file = join(dir, 'service.yml');
+    await writeFile(file, stringify({ ...openConfig(extra.port), data_dir: join(dir, 'data'), workers: extra.workers, ...(extra.modules ? { modules: extra.modules } : {}) }));
+    return file;
+  }
+});
