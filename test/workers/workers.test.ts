@@ -142,9 +142,6 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
     expect(proc.output()).to.include('2 workers serve');
     for (const user of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']) expect((await api('register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await writeFile('/tmp/wk/failed.log', proc.output());
-  });
   after(async () => {
     await stopAll(...clients);
     await proc?.cleanup();
