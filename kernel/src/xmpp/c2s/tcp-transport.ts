@@ -137,6 +137,8 @@ export class TcpTransport implements Transport {
 
   async startTls(): Promise<void> {
     if (!this.tls) throw new Error('TLS is not configured');
+    // <proceed/> goes out in plaintext, before the socket turns into TLS.
+    this.#flush();
     const plain = this.#socket;
     plain.off('data', this.#onData);
     plain.off('close', this.#onClose);
@@ -164,6 +166,7 @@ export class TcpTransport implements Transport {
     if (this.#ended) return;
     this.#ended = true;
     this.#parser.end();
+    this.#flush();
     this.#socket.end();
     // A peer that never closes its side must not keep the socket forever.
     this.#destroyTimer = setTimeout(() => this.#socket.destroy(), 5000).unref();
@@ -186,11 +189,32 @@ export class TcpTransport implements Transport {
     this.#parser.writeText(text, chunk.byteLength);
   }
 
+  /**
+   * What is written in one turn of the event loop leaves in one system call: the socket is corked at the
+   * first write and uncorked once the turn's callbacks and promises have run (a login's header and
+   * features, a burst of messages to one client). Each write is its own system call otherwise, and on
+   * loopback that call also carries the receiver's side of TCP.
+   */
   #write(text: string): void {
-    if (this.#ended || this.#socket.destroyed) return;
-    this.#socket.write(text);
-    if (this.#socket.writableLength > MAX_BUFFERED) this.#socket.destroy();
+    const socket = this.#socket;
+    if (this.#ended || socket.destroyed) return;
+    if (!this.#corked) {
+      this.#corked = true;
+      socket.cork();
+      setImmediate(this.#flush);
+    }
+    socket.write(text);
+    if (socket.writableLength > MAX_BUFFERED) socket.destroy();
   }
+
+  #corked = false;
+
+  /** Sends what the turn wrote (also before STARTTLS switches sockets, and at the end). */
+  readonly #flush = (): void => {
+    if (!this.#corked) return;
+    this.#corked = false;
+    this.#socket.uncork();
+  };
 }
 
 /** RFC 5929: the certificate's signature hash, with MD5 and SHA-1 replaced by SHA-256. */

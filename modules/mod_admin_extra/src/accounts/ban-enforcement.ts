@@ -2,7 +2,9 @@
  * What makes a ban bite, wherever an account could get in:
  *
  * - XMPP, every SASL mechanism (PLAIN, SCRAM-*, X-OAUTH2, OAUTHBEARER): `c2s_auth_check` refuses with
- *   <account-disabled/> and the reason, reading storage at each login;
+ *   <account-disabled/> and the reason. It reads the ban through the records' cache, as every check does:
+ *   ban_account and unban_account change the cache on every node and worker at once (BANS_CACHE), so a
+ *   login never needs its own read of storage (it was a second query on every login);
  * - a password anywhere else (HTTP Basic on /api, XML-RPC, OAuth's password forms, check_password):
  *   `password_login_check` makes the account service answer "wrong credentials";
  * - a stream that authenticated just before the ban was stored and binds after the kick: it is kicked
@@ -30,7 +32,7 @@ export function enforceBans(ctx: AdminContext, bans: BanRecords): void {
     'c2s_auth_check',
     async (user, host) => {
       const account: AccountKey = { user, host };
-      const ban = await bans.read(account);
+      const ban = await bans.recent(account);
       if (ban) throw new SaslFailure('account-disabled', `${user}@${host} is banned${ban.reason ? `: ${ban.reason}` : ''}`);
     },
     50,
