@@ -399,6 +399,7 @@ export class Server implements ServerControl, ServerActions {
       ...(worker ? { identity: worker } : {}),
       pid: worker ? process.ppid : process.pid,
       everyWorker: (action) => this.#link?.everyWorker(action),
+      allServing: () => this.#link?.allServing ?? true,
       rotateLog: () => this.#link?.rotateLog(),
     };
     const services: KernelServices = {

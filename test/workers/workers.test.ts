@@ -150,6 +150,9 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
   it('runs a primary and two workers that share the HTTP port, each serving requests', async () => {
     const workers = await childrenOf(proc.child.pid!);
     expect(workers).to.have.length(2);
+    // servicectl says the server runs once every worker serves.
+    const status = await servicectl(proc.configFile, 'status');
+    expect(status.code, status.stdout + status.stderr).to.equal(0);
     const cpu = async (pid: number) => {
       const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
       return Number(fields[11]) + Number(fields[12]);

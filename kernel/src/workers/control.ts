@@ -13,6 +13,8 @@ export interface WorkersControl {
   readonly pid: number;
   /** Has every other worker apply an action this process applied (nothing with one process). */
   everyWorker(action: ServerAction): void;
+  /** Whether every worker serves (always, with one process): servicectl says `started` only then. */
+  allServing(): boolean;
   /** rotate_log under workers: one process (the primary) renames the file, every worker reopens it. */
   rotateLog(): void;
 }

@@ -238,7 +238,15 @@ export class WorkerLink implements SessionPeers {
     }
   }
 
+  /** Whether every worker serves, as the primary's last list of them says. */
+  get allServing(): boolean {
+    return this.#serving >= this.identity.count;
+  }
+
+  #serving = 0;
+
   async #connectTo(peers: readonly number[]): Promise<void> {
+    this.#serving = peers.length;
     for (const index of peers) {
       if (index === this.identity.index || this.#peers.has(index) || this.#connecting.has(index) || this.#stopped) continue;
       this.#connecting.add(index);
