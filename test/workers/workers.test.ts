@@ -261,6 +261,18 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
     resumed!.destroy();
   });
 
+  it('writes from both workers at once to the embedded SQLite without a failure', async () => {
+    // Roster changes are transactions (an item and its groups): 200 at once, spread over both workers.
+    const calls = Array.from({ length: 200 }, (_, i) =>
+      api('add_rosteritem', { localuser: 'frank', localhost: 'localhost', user: `contact${i}`, host: 'example.net', nick: `c${i}`, groups: [`g${i % 7}`, 'all'], subs: 'both' }),
+    );
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => r.status !== 200).map((r) => r.body)).to.deep.equal([]);
+    const removals = await Promise.all(Array.from({ length: 200 }, (_, i) => api('delete_rosteritem', { localuser: 'frank', localhost: 'localhost', user: `contact${i}`, host: 'example.net' })));
+    expect(removals.filter((r) => r.status !== 200).map((r) => r.body)).to.deep.equal([]);
+    expect((await api('get_roster', { user: 'frank', host: 'localhost' })).body).to.deep.equal([]);
+  });
+
   it('forgets a changed password on every worker at once', async () => {
     const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`frank@localhost:${password}`).toString('base64')}` });
     // Both workers verify (and cache) the old password.

@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import type { DbKind, Migration, SqlClient, SqlType } from '@service/plugin-api';
 import { runMigrations } from './migrations.js';
+import { immediateTransactions } from './sqlite-immediate.js';
 
 export type { DbKind, SqlType } from '@service/plugin-api';
 
@@ -73,6 +74,7 @@ export class Storage {
       }
     }
     const knex = knexFactory(knexConfig(settings, logger));
+    if (sql.type === 'sqlite') immediateTransactions(knex);
     try {
       await knex.raw('select 1');
     } catch (err) {
@@ -94,7 +96,7 @@ export class Storage {
     if (!this.#embedded) {
       mkdirSync(this.#settings.dataDir, { recursive: true, mode: 0o700 });
       createPrivately(embeddedFile(this.#settings.dataDir));
-      this.#embedded = knexFactory(sqliteConfig(embeddedFile(this.#settings.dataDir), this.#logger));
+      this.#embedded = immediateTransactions(knexFactory(sqliteConfig(embeddedFile(this.#settings.dataDir), this.#logger)));
       this.#logger.debug({ file: embeddedFile(this.#settings.dataDir) }, 'embedded storage opened');
     }
     return this.#embedded;
