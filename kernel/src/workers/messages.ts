@@ -9,6 +9,7 @@
 import type { SessionAnnouncement, TakeMessage, TakenMessage } from '@service/plugin-api';
 import type { LoginCounters, LoginEvent } from '../accounts/login-throttle.js';
 import type { LogLevel } from '../log/logger.js';
+import type { ElementTree } from './element-tree.js';
 
 /** What changes a process's state (not the database's), so every worker applies it when one does. */
 export type ServerAction =
@@ -43,8 +44,8 @@ export type PeerMessage =
   /** The first message on a connection: what follows comes from this worker, which (re)started. */
   | { readonly kind: 'hello'; readonly from: number }
   | { readonly kind: 'directory'; readonly event: SessionAnnouncement }
-  | { readonly kind: 'deliver'; readonly to: string; readonly xml: string }
-  | { readonly kind: 'send'; readonly to: string; readonly xml: string }
+  | { readonly kind: 'deliver'; readonly to: string; readonly stanza: ElementTree }
+  | { readonly kind: 'send'; readonly to: string; readonly stanza: ElementTree }
   | { readonly kind: 'close'; readonly to: string; readonly condition: string; readonly text: string }
   | TakeMessage
   | TakenMessage

@@ -17,9 +17,7 @@ import {
   SessionHandover,
   StanzaError,
   StreamError,
-  fromStoredXml,
   recordOf,
-  toStoredXml,
   type C2SSession,
   type MovedSession,
   type SessionAnnouncement,
@@ -35,6 +33,7 @@ import type { Logger } from '../log/logger.js';
 import type { KernelServices } from '../modules/services.js';
 import type { PeerMessage, PrimaryToWorker, ServerAction, WorkerToPrimary } from './messages.js';
 import { PeerConnection, PeerListener } from './peer-socket.js';
+import { elementOf, treeOf } from './element-tree.js';
 
 /** This process's place among the workers, from the environment the primary gave it. */
 export interface WorkerIdentity {
@@ -173,7 +172,7 @@ export class WorkerLink implements SessionPeers {
   }
 
   deliver(record: SessionRecord, full: string, stanza: XmlElement): boolean {
-    if (this.#peers.get(indexOf(record.node))?.send({ kind: 'deliver', to: full, xml: toStoredXml(stanza) })) return true;
+    if (this.#peers.get(indexOf(record.node))?.send({ kind: 'deliver', to: full, stanza: treeOf(stanza) })) return true;
     void this.services.xmpp.router.bounce(stanza, new StanzaError('recipient-unavailable', `the worker carrying ${full} cannot be reached`));
     return false;
   }
@@ -183,7 +182,7 @@ export class WorkerLink implements SessionPeers {
   }
 
   async sendAsClient(record: SessionRecord, full: string, stanza: XmlElement): Promise<boolean> {
-    return this.#peers.get(indexOf(record.node))?.send({ kind: 'send', to: full, xml: toStoredXml(stanza) }) ?? false;
+    return this.#peers.get(indexOf(record.node))?.send({ kind: 'send', to: full, stanza: treeOf(stanza) }) ?? false;
   }
 
   /** SessionMover: the handover, with what arrives for the session meanwhile held until it is registered here. */
@@ -343,10 +342,10 @@ export class WorkerLink implements SessionPeers {
         if (session) await this.services.xmpp.kick(session, new StreamError(message.condition as StreamErrorCondition, message.text || undefined));
         return;
       case 'send':
-        if (session) await session.sendAsClient(fromStoredXml(message.xml));
+        if (session) await session.sendAsClient(elementOf(message.stanza));
         return;
       case 'deliver': {
-        const stanza = fromStoredXml(message.xml);
+        const stanza = elementOf(message.stanza);
         if (session) return this.services.xmpp.router.deliverToSession(session, stanza);
         // A session that just moved to another worker (a resumption there) gets what was sent here meanwhile.
         const movedTo = this.handover.forwardTo(message.to);
