@@ -59,6 +59,11 @@ import type { WorkersControl } from './workers/control.js';
 import type { ServerAction } from './workers/messages.js';
 import { WorkerLink, type ServerActions, type WorkerIdentity } from './workers/worker-link.js';
 
+/** What validating a configuration needs: the modules it may name, and the kernel's request handlers. */
+function configContext(): ConfigContext {
+  return { modules: (dataDir) => new ModuleCatalog(BUILTIN_MODULES_DIR, join(dataDir, 'plugins')), kernelHandlers: KERNEL_HANDLERS };
+}
+
 /** Request handlers served by the kernel itself; modules add theirs by name. */
 export const KERNEL_HANDLERS: readonly string[] = [WEBSOCKET_HANDLER, OAUTH_HANDLER];
 
@@ -129,7 +134,7 @@ export class Server implements ServerControl, ServerActions {
 
   /** Reads and validates a configuration file as a start would (the primary of several workers reads `workers`). */
   static readConfig(file: string): Promise<Config> {
-    return loadConfigFile(file, new Server({ configFile: file }).#configContext());
+    return loadConfigFile(file, configContext());
   }
 
   /** Starts a server; rejects (with everything it opened closed again) when anything fails. */
@@ -197,7 +202,7 @@ export class Server implements ServerControl, ServerActions {
    * that cannot start the server would leave no server at all. Throws the ConfigError.
    */
   async checkConfigFile(): Promise<void> {
-    await loadConfigFile(this.options.configFile, this.#configContext());
+    await loadConfigFile(this.options.configFile, configContext());
   }
 
   restart(): void {
@@ -279,7 +284,7 @@ export class Server implements ServerControl, ServerActions {
    */
   async #applyModules(options: { restart?: readonly string[]; here?: boolean } = {}): Promise<void> {
     const previous = this.#config;
-    const next = await parseConfig(previous.text, previous.file, this.#configContext());
+    const next = await parseConfig(previous.text, previous.file, configContext());
     this.#config = { ...next, dataDir: previous.dataDir, sql: previous.sql, default_db: previous.default_db, auth_method: previous.auth_method };
     try {
       await this.#modules.apply(desiredModules(this.#config), options);
@@ -290,14 +295,11 @@ export class Server implements ServerControl, ServerActions {
     if (!options.here) this.#link?.everyWorker({ op: 'apply-modules', ...(options.restart ? { restart: options.restart } : {}) });
   }
 
-  #configContext(): ConfigContext {
-    return { modules: (dataDir) => new ModuleCatalog(BUILTIN_MODULES_DIR, join(dataDir, 'plugins')), kernelHandlers: KERNEL_HANDLERS };
-  }
 
   async #boot(): Promise<void> {
     this.#status = 'starting';
     this.#startedAt = Date.now();
-    const config = await loadConfigFile(this.options.configFile, this.#configContext());
+    const config = await loadConfigFile(this.options.configFile, configContext());
     this.#config = config;
     // Before the log opens its file there: a directory the log writer made would have the default mode, and
     // the data directory holds the database (password keys) and the control socket.
@@ -605,7 +607,7 @@ export class Server implements ServerControl, ServerActions {
   }
 
   async #reload(): Promise<void> {
-    const next = await loadConfigFile(this.#config.file, this.#configContext());
+    const next = await loadConfigFile(this.#config.file, configContext());
     const previous = this.#config;
     for (const key of ['data_dir', 'log_file', 'sql_type', 'sql_server', 'sql_port', 'sql_database', 'sql_username', 'sql_password', 'default_db', 'auth_method'] as const) {
       if (!isDeepStrictEqual(previous[key], next[key])) this.#logger.warn({ option: key }, 'option %s changed: it takes effect at the next restart', key);

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { testDatabases } from '../support/databases.js';
 import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
 import { request, serverSqlConfig, type RawConfig } from '../support/server.js';
-import { TLS_FIXTURE, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
+import { TLS_FIXTURE, expectChatBothWays, expectPingAcross, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
 import { ExternalClient, killAll } from '../interop/external.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
 import { Redis } from 'ioredis';
@@ -139,12 +139,7 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       const bob = await connect(1, 'bob');
       await alice.send(xml('presence'));
       await bob.send(xml('presence'));
-      const toBob = next(bob, (s) => s.name === 'message' && s.getChildText('body') === 'hello bob');
-      await alice.send(xml('message', { to: String((bob as any).jid), type: 'chat' }, xml('body', {}, 'hello bob')));
-      expect((await toBob).attrs.from).to.equal(String((alice as any).jid));
-      const toAlice = next(alice, (s) => s.name === 'message' && s.getChildText('body') === 'hello alice');
-      await bob.send(xml('message', { to: 'alice@localhost', type: 'chat' }, xml('body', {}, 'hello alice')));
-      expect((await toAlice).attrs.from).to.equal(String((bob as any).jid));
+      await expectChatBothWays(alice, 'alice@localhost', bob);
     });
 
     it('carries chat between clients nobody here wrote: slixmpp on node 2 and @xmpp/client on node 1', async () => {
@@ -165,11 +160,7 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
 
     it('answers IQs across nodes and bounces one to a resource that is not there', async () => {
       const [alice, bob] = clients as [Client, Client];
-      bob.iqCallee.get('urn:xmpp:ping', 'ping', () => ({}));
-      const answer = await alice.iqCaller.request(xml('iq', { type: 'get', to: String((bob as any).jid) }, xml('ping', { xmlns: 'urn:xmpp:ping' })));
-      expect(answer.attrs.type).to.equal('result');
-      const error = await alice.iqCaller.request(xml('iq', { type: 'get', to: 'bob@localhost/nowhere' }, xml('ping', { xmlns: 'urn:xmpp:ping' }))).catch((err: any) => err);
-      expect(error?.condition ?? error?.name).to.equal('service-unavailable');
+      await expectPingAcross(alice, bob, 'bob@localhost/nowhere');
     });
 
     it('carries presence subscriptions, roster pushes and presence broadcasts across nodes', async () => {

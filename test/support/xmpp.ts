@@ -188,6 +188,29 @@ export function expectSilence(xmpp: Client, unwanted: (stanza: Element) => boole
   };
 }
 
+/**
+ * Chat both ways between two available clients (other processes or nodes, where that is the point): `a`
+ * writes to `b`'s full JID, `b` to `a`'s bare JID (`aBare`); each message arrives from the sender's full JID.
+ */
+export async function expectChatBothWays(a: Client, aBare: string, b: Client): Promise<void> {
+  const full = (c: Client) => String((c as any).jid);
+  const toB = next(b, (s) => s.name === 'message' && s.getChildText('body') === 'hello b');
+  await a.send(xml('message', { to: full(b), type: 'chat' }, xml('body', {}, 'hello b')));
+  expect((await toB).attrs.from).to.equal(full(a));
+  const toA = next(a, (s) => s.name === 'message' && s.getChildText('body') === 'hello a');
+  await b.send(xml('message', { to: aBare, type: 'chat' }, xml('body', {}, 'hello a')));
+  expect((await toA).attrs.from).to.equal(full(b));
+}
+
+/** `a` pings `b` (which answers), then a resource of `b`'s account that is not there (`missing`): service-unavailable. */
+export async function expectPingAcross(a: Client, b: Client, missing: string): Promise<void> {
+  b.iqCallee.get('urn:xmpp:ping', 'ping', () => ({}));
+  const answer = await a.iqCaller.request(xml('iq', { type: 'get', to: String((b as any).jid) }, xml('ping', { xmlns: 'urn:xmpp:ping' })));
+  expect(answer.attrs.type).to.equal('result');
+  const error = await a.iqCaller.request(xml('iq', { type: 'get', to: missing }, xml('ping', { xmlns: 'urn:xmpp:ping' }))).catch((err: any) => err);
+  expect(error?.condition ?? error?.name).to.equal('service-unavailable');
+}
+
 export async function stopAll(...clients: Array<Client | undefined>): Promise<void> {
   await Promise.all(clients.map((c) => c?.stop().catch(() => {})));
 }

@@ -15,7 +15,7 @@ import { request as httpRequest } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'yaml';
 import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
-import { TLS_FIXTURE, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
+import { TLS_FIXTURE, expectChatBothWays, expectPingAcross, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
 import { servicectl } from '../support/cli.js';
 
@@ -169,17 +169,8 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
     const bob = await connectOn(2, 'bob');
     await alice.send(xml('presence'));
     await bob.send(xml('presence'));
-    const toBob = next(bob, (s) => s.name === 'message' && s.getChildText('body') === 'hello bob');
-    await alice.send(xml('message', { to: String((bob as any).jid), type: 'chat' }, xml('body', {}, 'hello bob')));
-    expect((await toBob).attrs.from).to.equal(String((alice as any).jid));
-    const toAlice = next(alice, (s) => s.name === 'message' && s.getChildText('body') === 'hello alice');
-    await bob.send(xml('message', { to: 'alice@localhost', type: 'chat' }, xml('body', {}, 'hello alice')));
-    expect((await toAlice).attrs.from).to.equal(String((bob as any).jid));
-    bob.iqCallee.get('urn:xmpp:ping', 'ping', () => ({}));
-    const answer = await alice.iqCaller.request(xml('iq', { type: 'get', to: String((bob as any).jid) }, xml('ping', { xmlns: 'urn:xmpp:ping' })));
-    expect(answer.attrs.type).to.equal('result');
-    const missing = await alice.iqCaller.request(xml('iq', { type: 'get', to: 'bob@localhost/nowhere' }, xml('ping', { xmlns: 'urn:xmpp:ping' }))).catch((err: any) => err);
-    expect(missing?.condition ?? missing?.name).to.equal('service-unavailable');
+    await expectChatBothWays(alice, 'alice@localhost', bob);
+    await expectPingAcross(alice, bob, 'bob@localhost/nowhere');
     // Subscriptions both ways: roster pushes and presence cross the workers.
     await alice.iqCaller.request(xml('iq', { type: 'get' }, xml('query', { xmlns: 'jabber:iq:roster' })));
     const push = next(alice, (s) => s.is('iq') && s.attrs.type === 'set' && s.getChild('query', 'jabber:iq:roster')?.getChild('item')?.attrs.jid === 'bob@localhost');

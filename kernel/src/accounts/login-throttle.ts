@@ -91,7 +91,7 @@ export class LoginThrottle {
     const settings = this.settings();
     if (settings.exempt(ip)) return;
     this.#observer?.({ outcome: 'failed', ip, ...(account === undefined ? {} : { account }), way, count });
-    this.#countFailures(ip, account, way, count, now, true);
+    this.#countFailures(settings, ip, account, way, count, now, true);
   }
 
   /** Watches the logins counted here (one observer: the workers' link); undefined stops. */
@@ -102,7 +102,7 @@ export class LoginThrottle {
   /** Counts a login another process of the server saw. */
   apply(event: LoginEvent, now = Date.now()): void {
     if (event.outcome === 'succeeded') this.#pairs.delete(pairKey(event.ip, event.account));
-    else this.#countFailures(event.ip, event.account, event.way, event.count, now, false);
+    else this.#countFailures(this.settings(), event.ip, event.account, event.way, event.count, now, false);
   }
 
   /**
@@ -132,8 +132,7 @@ export class LoginThrottle {
   }
 
   /** `log`: the ban a count starts is logged (by the process that saw the login, once). */
-  #countFailures(ip: string, account: string | undefined, way: LoginWay, count: number, now: number, log: boolean): void {
-    const settings = this.settings();
+  #countFailures(settings: LoginThrottleSettings, ip: string, account: string | undefined, way: LoginWay, count: number, now: number, log: boolean): void {
     const span = settings.banSeconds * 1000;
     if (account !== undefined && this.#count(this.#pairs, pairKey(ip, account), count, settings.perAccount, span, now) && log) {
       this.logger.warn({ ip, account, way, failures: settings.perAccount, seconds: settings.banSeconds }, 'login ban: %s may not log in to %s for %d seconds after %d failed logins', ip, account, settings.banSeconds, settings.perAccount);

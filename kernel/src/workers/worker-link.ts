@@ -104,8 +104,8 @@ export class WorkerLink implements SessionPeers {
       // announcement arrives (it holds what comes before the session is registered there: #arriving).
       released: async (session, to) => this.table.apply({ op: 'set', bare: session.account.bare, resource: session.resource, record: recordOf(session, to) }),
       isMember: () => true,
-      isLive: (node) => this.#peers.get(indexOf(node))?.closed === false,
-      send: async (node, message) => this.#peers.get(indexOf(node))?.send(message) ?? false,
+      isLive: (node) => this.#peerOf(node)?.closed === false,
+      send: async (node, message) => this.#peerOf(node)?.send(message) ?? false,
     });
   }
 
@@ -164,6 +164,11 @@ export class WorkerLink implements SessionPeers {
     await this.#listener?.close();
   }
 
+  /** The connection to the worker a record or a handover names. */
+  #peerOf(node: string): PeerConnection | undefined {
+    return this.#peers.get(indexOf(node));
+  }
+
   // SessionPeers: reaching the sessions of the other workers.
 
   nodeOf(): undefined {
@@ -172,29 +177,36 @@ export class WorkerLink implements SessionPeers {
   }
 
   deliver(record: SessionRecord, full: string, stanza: XmlElement): boolean {
-    if (this.#peers.get(indexOf(record.node))?.send({ kind: 'deliver', to: full, stanza: treeOf(stanza) })) return true;
+    if (this.#peerOf(record.node)?.send({ kind: 'deliver', to: full, stanza: treeOf(stanza) })) return true;
     void this.services.xmpp.router.bounce(stanza, new StanzaError('recipient-unavailable', `the worker carrying ${full} cannot be reached`));
     return false;
   }
 
   async close(record: SessionRecord, full: string, condition: string, text: string): Promise<void> {
-    this.#peers.get(indexOf(record.node))?.send({ kind: 'close', to: full, condition, text });
+    this.#peerOf(record.node)?.send({ kind: 'close', to: full, condition, text });
   }
 
   async sendAsClient(record: SessionRecord, full: string, stanza: XmlElement): Promise<boolean> {
-    return this.#peers.get(indexOf(record.node))?.send({ kind: 'send', to: full, stanza: treeOf(stanza) }) ?? false;
+    return this.#peerOf(record.node)?.send({ kind: 'send', to: full, stanza: treeOf(stanza) }) ?? false;
   }
 
   /** SessionMover: the handover, with what arrives for the session meanwhile held until it is registered here. */
   async #take(account: string, id: string): Promise<MovedSession | undefined> {
     const found = this.table.find(account, id);
     if (!found) return undefined;
-    let done!: () => void;
-    const registered = new Promise<void>((resolve) => (done = resolve));
-    const arrival = { registered, done: () => (this.#arriving.get(found.full) === arrival && this.#arriving.delete(found.full), done()) };
+    let resolve!: () => void;
+    const registered = new Promise<void>((r) => (resolve = r));
+    // Registered (the hook ends the wait) or not coming: held messages go on either way, at the latest then.
+    const timer = setTimeout(() => arrival.done(), ARRIVAL_WAIT_MS);
+    const arrival = {
+      registered,
+      done: () => {
+        clearTimeout(timer);
+        if (this.#arriving.get(found.full) === arrival) this.#arriving.delete(found.full);
+        resolve();
+      },
+    };
     this.#arriving.set(found.full, arrival);
-    // Registered (the hook ends the wait) or not coming: held messages go on either way, at the latest now.
-    const timer = setTimeout(arrival.done, ARRIVAL_WAIT_MS);
     try {
       const moved = await this.handover.take(account, id);
       if (!moved) arrival.done();
@@ -202,8 +214,6 @@ export class WorkerLink implements SessionPeers {
     } catch (err) {
       arrival.done();
       throw err;
-    } finally {
-      timer.unref();
     }
   }
 
@@ -349,7 +359,7 @@ export class WorkerLink implements SessionPeers {
         if (session) return this.services.xmpp.router.deliverToSession(session, stanza);
         // A session that just moved to another worker (a resumption there) gets what was sent here meanwhile.
         const movedTo = this.handover.forwardTo(message.to);
-        if (movedTo && this.#peers.get(indexOf(movedTo))?.send(message)) return;
+        if (movedTo && this.#peerOf(movedTo)?.send(message)) return;
         return this.services.xmpp.router.route(stanza);
       }
     }
