@@ -1,6 +1,7 @@
 /**
  * Running the server: `foreground` (this process; Ctrl-C stops it), `start` (a detached process, logging
- * to its file, with a pid file), `stop`, `restart` and `status` (exit 0 when it runs, 3 when not).
+ * to its file, with a pid file), `stop`, `restart`, `status` (exit 0 when it runs, 3 when not), and, as
+ * ejabberdctl's, `started` and `stopped`, which wait for the server to serve with every worker or to be gone.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, ModuleError, WorkerStartError, startService, workerIdentity, type ConfigLocation, type RunningService } from '@service/kernel';
 import { ControlClient, NotRunning } from './client.js';
+import type { PongFrame } from '@service/kernel';
 import { EXIT, exitStatusOf, fail } from './exit.js';
 import { notRunningMessage, socketPath } from './run-command.js';
 
@@ -16,6 +18,9 @@ const SELF = fileURLToPath(new URL('./servicectl.js', import.meta.url));
 const WAIT_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Started, and every worker serves: what `start`, `restart` and `started` wait for. */
+const fullyStarted = (pong: PongFrame) => pong.status === 'started' && pong.workers.serving >= pong.workers.count;
 
 export async function foreground(location: ConfigLocation, options: { daemon: boolean }): Promise<void> {
   // Asked before anything starts: a second server would open the database, start modules and write into
@@ -107,7 +112,7 @@ export async function start(location: ConfigLocation): Promise<never> {
     if (client) {
       const pong = await client.ping();
       client.close();
-      if (pong.status === 'started') {
+      if (fullyStarted(pong)) {
         child.stderr!.destroy();
         child.unref();
         process.stdout.write(`service started (pid ${pong.pid}) on ${pong.node}; log: ${join(location.dataDir, 'service.log')}\n`);
@@ -146,7 +151,7 @@ export async function restart(location: ConfigLocation): Promise<never> {
     if (!again) continue;
     const pong = await again.ping();
     again.close();
-    if (pong.status === 'started') {
+    if (fullyStarted(pong)) {
       process.stdout.write(`service restarted on ${pong.node}\n`);
       process.exit(EXIT.ok);
     }
@@ -167,6 +172,22 @@ export async function status(location: ConfigLocation, json: boolean): Promise<n
   if (frame.type !== 'result') return fail(frame.type === 'error' ? frame.message : 'unexpected answer', EXIT.failed);
   process.stdout.write(json ? `${JSON.stringify(frame.result)}\n` : `${String(frame.result)}\n`);
   process.exit(pong.status === 'started' ? EXIT.ok : EXIT.notRunning);
+}
+
+/**
+ * `servicectl started` / `stopped`, as ejabberdctl's: wait (up to a minute) until the server serves with
+ * every worker, or until nothing answers; exit 0 then, 1 when the minute runs out.
+ */
+export async function waitFor(location: ConfigLocation, state: 'started' | 'stopped'): Promise<never> {
+  const deadline = Date.now() + WAIT_MS;
+  while (Date.now() < deadline) {
+    const client = await connectOrNull(location);
+    const pong = client ? await client.ping().catch(() => null) : null;
+    client?.close();
+    if (state === 'stopped' ? !client : pong !== null && fullyStarted(pong)) process.exit(EXIT.ok);
+    await sleep(100);
+  }
+  return fail(`the server is not ${state} after ${WAIT_MS / 1000} s`, EXIT.failed);
 }
 
 async function waitForExit(pid: number): Promise<void> {

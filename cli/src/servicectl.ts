@@ -3,18 +3,18 @@
  * servicectl: run any command of the running server, and run the server.
  *
  *   servicectl [--config FILE] [--json] <command> [args…]
- *   servicectl [--config FILE] foreground | start | stop | restart | status
+ *   servicectl [--config FILE] foreground | start | stop | restart | status | started | stopped
  *   servicectl [--config FILE] help [command | tag]
  */
 import { existsSync } from 'node:fs';
 import { locateConfig, KERNEL_VERSION, type ConfigLocation } from '@service/kernel';
 import { EXIT, fail } from './exit.js';
 import { help } from './help.js';
-import { foreground, restart, start, status, stop } from './lifecycle.js';
+import { foreground, restart, start, status, stop, waitFor } from './lifecycle.js';
 import { runCommand } from './run-command.js';
 
 const USAGE = `usage: servicectl [--config FILE] [--json] <command> [arguments...]
-       servicectl [--config FILE] foreground | start | stop | restart | status
+       servicectl [--config FILE] foreground | start | stop | restart | status | started | stopped
        servicectl [--config FILE] help [command | tag]
 
 The configuration is --config FILE, else $SERVICE_CONFIG, else ./service.yml, else ./config.example.yml.
@@ -31,7 +31,7 @@ interface Invocation {
 }
 
 /** Commands of servicectl itself: options may also follow them (`npm start -- --config FILE`). */
-const OWN_COMMANDS = new Set(['foreground', 'start', 'stop', 'restart', 'status', 'help']);
+const OWN_COMMANDS = new Set(['foreground', 'start', 'stop', 'restart', 'status', 'started', 'stopped', 'help']);
 
 function parse(argv: readonly string[]): Invocation {
   const out: Invocation = { json: false, daemon: false, args: [] };
@@ -130,6 +130,11 @@ switch (command) {
   case 'status':
     noArgs();
     await status(location, json);
+    break;
+  case 'started':
+  case 'stopped':
+    noArgs();
+    await waitFor(location, command);
     break;
   case 'help':
     if (args.length > 1) fail('usage: servicectl help [command | tag]', EXIT.usage);

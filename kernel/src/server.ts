@@ -401,7 +401,7 @@ export class Server implements ServerControl, ServerActions {
       ...(worker ? { identity: worker } : {}),
       pid: worker ? process.ppid : process.pid,
       everyWorker: (action) => this.#link?.everyWorker(action),
-      allServing: () => this.#link?.allServing ?? true,
+      serving: () => this.#link?.serving ?? { serving: 1, count: 1 },
       rotateLog: () => this.#link?.rotateLog(),
     };
     const services: KernelServices = {

@@ -374,6 +374,27 @@ describe('the workers option', () => {
     expect(res.stderr).to.not.include('secret');
   });
 
+  it('is started (status exit 0) once a worker serves; `servicectl started` waits for every worker, `stopped` for the end', async () => {
+    const proc = await spawnServer((port) => ({ ...openConfig(port), workers: 2 }));
+    try {
+      // The HTTP port answers: worker 1 serves, maybe alone yet. The status text and exit status agree.
+      const status = await servicectl(proc.configFile, 'status');
+      expect(status.stdout).to.match(/is started with status: started/);
+      expect(status.code, status.stdout + status.stderr).to.equal(0);
+      const started = await servicectl(proc.configFile, 'started');
+      expect(started.code, started.stderr).to.equal(0);
+      expect(proc.output()).to.include('2 workers serve');
+      const pids = await childrenOf(proc.child.pid!);
+      expect(pids).to.have.length(2);
+      expect((await servicectl(proc.configFile, 'stop')).code).to.equal(0);
+      const stopped = await servicectl(proc.configFile, 'stopped');
+      expect(stopped.code, stopped.stderr).to.equal(0);
+      expect((await servicectl(proc.configFile, 'status')).code).to.equal(3);
+    } finally {
+      await proc.cleanup();
+    }
+  });
+
   async function configWith(extra: { workers: unknown; port: number; modules?: Record<string, unknown> }): Promise<string> {
     const { mkdtemp } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');

@@ -104,7 +104,7 @@ async function handle(line: string, send: (frame: ControlFrame) => void, service
   const { id } = request;
   if (request.op === 'ping') {
     const config = services.config();
-    send({ id, type: 'pong', pid: services.workers.pid, node: config.node_name, version: KERNEL_VERSION, status: services.server.status === 'started' && !services.workers.allServing() ? 'starting' : services.server.status, mode: services.server.mode, configFile: config.file });
+    send({ id, type: 'pong', pid: services.workers.pid, node: config.node_name, version: KERNEL_VERSION, status: services.server.status, workers: services.workers.serving(), mode: services.server.mode, configFile: config.file });
     return;
   }
   if (request.op === 'describe') {

@@ -32,6 +32,8 @@ export interface PongFrame {
   node: string;
   version: string;
   status: string;
+  /** How many workers serve, of how many: `started` with fewer than all still serves requests. */
+  workers: { serving: number; count: number };
   mode: 'normal' | 'maintenance';
   configFile: string;
 }

@@ -13,8 +13,12 @@ export interface WorkersControl {
   readonly pid: number;
   /** Has every other worker apply an action this process applied (nothing with one process). */
   everyWorker(action: ServerAction): void;
-  /** Whether every worker serves (always, with one process): servicectl says `started` only then. */
-  allServing(): boolean;
+  /**
+   * How many workers serve, of how many (1 of 1 with one process). The server is `started` as soon as one
+   * serves (the primary hands connections only to those listening); `servicectl start` and `started` wait
+   * for all of them.
+   */
+  serving(): { serving: number; count: number };
   /** rotate_log under workers: one process (the primary) renames the file, every worker reopens it. */
   rotateLog(): void;
 }

@@ -247,9 +247,9 @@ export class WorkerLink implements SessionPeers {
     }
   }
 
-  /** Whether every worker serves, as the primary's last list of them says. */
-  get allServing(): boolean {
-    return this.#serving >= this.identity.count;
+  /** How many workers serve, as the primary's last list of them says. */
+  get serving(): { serving: number; count: number } {
+    return { serving: Math.max(this.#serving, 1), count: this.identity.count };
   }
 
   #serving = 0;
