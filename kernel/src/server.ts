@@ -56,6 +56,7 @@ import { SharedCaches } from './caches/shared-caches.js';
 import { PluginInstaller, type ModuleRuntime } from './plugins/installer.js';
 import { pluginSettings } from './plugins/settings.js';
 import type { WorkersControl } from './workers/control.js';
+import { ProcessChannels } from './workers/channels.js';
 import type { ServerAction } from './workers/messages.js';
 import { WorkerLink, type ServerActions, type WorkerIdentity } from './workers/worker-link.js';
 
@@ -416,6 +417,7 @@ export class Server implements ServerControl, ServerActions {
       scopes: this.#scopes,
       server: this,
       workers,
+      processes: new ProcessChannels(worker?.index ?? 1, worker?.count ?? 1),
       logins,
       httpAuth: new HttpAuthenticator(accounts, logins),
       tokens: { revokeAccount: (account) => this.#services.oauth.tokens.revokeWhere({ account }) },

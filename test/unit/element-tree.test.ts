@@ -1,11 +1,11 @@
 /**
- * Stanzas handed between workers as JSON trees (kernel/src/workers/element-tree.ts): what one worker sends
+ * Stanzas handed between workers as JSON trees (kernel/plugin-api/src/xml/element-tree.ts): what one worker sends
  * reads back on the other with the same names, resolved namespaces, attributes and text, through JSON as the
  * socket carries it; what is not a tree is refused.
  */
 import { expect } from 'chai';
 import { parseElement, serialize } from '@service/plugin-api';
-import { elementOf, treeOf, type ElementTree } from '../../kernel/src/workers/element-tree.js';
+import { elementOf, treeOf, type ElementTree } from '@service/plugin-api';
 
 describe('element trees between workers', () => {
   it('reads back a stanza with nested namespaces, escaped text and xml:lang through JSON', () => {

@@ -88,6 +88,7 @@ export type { HttpAuthApi, HttpCredentials, LoginOrigin, LoginWay, TokensApi } f
 export type { AccessAction, AccessApi, AclSubject, CommandDoc, CommandsApi, ExecuteOptions, ServerConfigView, ServerControl } from './services/server.js';
 export type { CompileResult, ModulesApi } from './services/modules.js';
 export type { CachesApi } from './services/caches.js';
+export { ChannelError, type ChannelRegistration, type ChannelValue, type ProcessesApi } from './services/processes.js';
 export type { DiscoApi, RouterApi, SessionDirectory, SessionSource, XmppApi } from './services/xmpp.js';
 export type { LogFn, Logger } from './log/logger.js';
 
@@ -110,6 +111,7 @@ export {
   type StreamParserOptions,
 } from './xml/stream-parser.js';
 export { fromStoredXml, toStoredXml } from './xml/stored.js';
+export { elementOf, treeOf, type ElementTree } from './xml/element-tree.js';
 
 // Addresses
 export { Jid } from './jid/jid.js';

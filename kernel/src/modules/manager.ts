@@ -214,6 +214,7 @@ export class ModuleManager {
       for (const [handlerName, handler] of Object.entries(instance.httpHandlers ?? {})) http.register(handlerName, handler, key);
       for (const scopeDecl of instance.scopes ?? []) scopes.register(scopeDecl, key);
       if (instance.xmpp) registerXmpp(this.services, instance.xmpp, key, host);
+      for (const channel of instance.channels ?? []) this.services.processes.register(channel, key);
       this.#provide(key, definition, instance);
       this.#serveListenerKinds(key, definition, instance);
     } catch (err) {
@@ -288,6 +289,7 @@ export class ModuleManager {
     http.removeOwner(name);
     scopes.removeOwner(name);
     xmpp.removeOwner(name);
+    this.services.processes.removeOwner(name);
   }
 }
 

@@ -24,6 +24,7 @@ import type { XmppService } from '../xmpp/service.js';
 import type { OAuthService } from '../oauth/service.js';
 import type { ServerControl, ServerServices } from '@service/plugin-api';
 import type { WorkersControl } from '../workers/control.js';
+import type { ProcessChannels } from '../workers/channels.js';
 
 export type { ServerControl } from '@service/plugin-api';
 
@@ -48,6 +49,8 @@ export interface KernelServices extends ServerServices {
   readonly server: ServerControl;
   /** Which worker this process is, and how a change of its state reaches the other workers. */
   readonly workers: WorkersControl;
+  /** Modules' channels between the workers. */
+  readonly processes: ProcessChannels;
   /** Where modules come from (built-in and installed plugins) and their declarations. */
   readonly catalog: ModuleCatalog;
   /** Restarts and code reloads of running modules (update, update_list, restart_module). */

@@ -9,7 +9,8 @@
 import type { SessionAnnouncement, TakeMessage, TakenMessage } from '@service/plugin-api';
 import type { LoginCounters, LoginEvent } from '../accounts/login-throttle.js';
 import type { LogLevel } from '../log/logger.js';
-import type { ElementTree } from './element-tree.js';
+import type { ChannelValue, ElementTree } from '@service/plugin-api';
+import type { ChannelAnswer } from './channels.js';
 
 /** What changes a process's state (not the database's), so every worker applies it when one does. */
 export type ServerAction =
@@ -53,4 +54,7 @@ export type PeerMessage =
   /** A login failed (`failures` > 0) or succeeded here: every worker counts it (login-throttle.ts). */
   | ({ readonly kind: 'login' } & LoginEvent)
   /** The counts and bans of the sender, sent to a worker it (re)connects to: a restarted worker keeps the bans. */
-  | { readonly kind: 'logins'; readonly counters: LoginCounters };
+  | { readonly kind: 'logins'; readonly counters: LoginCounters }
+  /** A module's channel called from worker `from` (channels.ts); the answer comes back with the same id. */
+  | { readonly kind: 'call'; readonly from: number; readonly id: number; readonly name: string; readonly payload: ChannelValue }
+  | ({ readonly kind: 'answer'; readonly id: number } & ChannelAnswer);

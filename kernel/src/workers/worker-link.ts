@@ -33,7 +33,7 @@ import type { Logger } from '../log/logger.js';
 import type { KernelServices } from '../modules/services.js';
 import type { PeerMessage, PrimaryToWorker, ServerAction, WorkerToPrimary } from './messages.js';
 import { PeerConnection, PeerListener } from './peer-socket.js';
-import { elementOf, treeOf } from './element-tree.js';
+import { elementOf, treeOf } from '@service/plugin-api';
 
 /** This process's place among the workers, from the environment the primary gave it. */
 export interface WorkerIdentity {
@@ -130,6 +130,7 @@ export class WorkerLink implements SessionPeers {
     services.xmpp.addSessionSource(this.table, 'kernel');
     services.xmpp.addSessionMover({ take: (account, id) => this.#take(account, id) }, 'kernel');
     this.logins.observe((event) => this.#broadcast({ kind: 'login', ...event }));
+    services.processes.connect((index, call) => this.#peers.get(index)?.send({ kind: 'call', from: this.identity.index, ...call }) ?? false);
     process.on('message', this.#onPrimary);
   }
 
@@ -288,6 +289,7 @@ export class WorkerLink implements SessionPeers {
     const connection = this.#peers.get(index);
     this.#peers.delete(index);
     connection?.end().catch(() => {});
+    this.services.processes.peerGone(index);
     if (!reap) return;
     for (const session of sessions) {
       session.closed = true;
@@ -322,10 +324,26 @@ export class WorkerLink implements SessionPeers {
       case 'taken':
         this.handover.onTaken(message);
         return;
+      case 'call':
+        void this.#answerCall(message);
+        return;
+      case 'answer': {
+        const { kind: _kind, id, ...answer } = message;
+        this.services.processes.settle(id, answer);
+        return;
+      }
       default:
         void this.#order.run(message.to, () => this.#forSession(message)).catch((err: unknown) => {
           this.logger.error({ err, kind: message.kind, to: message.to }, 'handling a message of another worker failed');
         });
+    }
+  }
+
+  /** A module's channel called by another worker: the answer goes back on this worker's connection to it. */
+  async #answerCall(call: Extract<PeerMessage, { kind: 'call' }>): Promise<void> {
+    const answer = await this.services.processes.answer(call.name, call.payload, call.from);
+    if (!this.#peers.get(call.from)?.send({ kind: 'answer', id: call.id, ...answer })) {
+      this.logger.warn({ worker: call.from, channel: call.name }, 'the answer to a call of worker %d could not be sent: it is gone', call.from);
     }
   }
 

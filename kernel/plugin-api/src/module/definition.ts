@@ -13,6 +13,7 @@ import type { InferOptions, OptionsSchema } from '../config/options.js';
 import type { HttpRequestHandler } from '../http/types.js';
 import type { Logger } from '../log/logger.js';
 import type { ServerServices } from '../services/index.js';
+import type { ChannelRegistration } from '../services/processes.js';
 import type { SessionSource } from '../services/xmpp.js';
 import type { DbKind, Migration } from '../storage/sql.js';
 import type { Middleware } from '../xmpp/chain.js';
@@ -104,6 +105,8 @@ export interface ModuleInstance<C extends readonly CommandDecl[] = readonly Comm
   readonly services?: readonly ProvidedService[];
   /** What opens each listener kind the definition declares, one each. */
   readonly listeners?: Readonly<Record<string, ListenerStarter>>;
+  /** Endpoints the server's other worker processes call (see ProcessesApi). */
+  readonly channels?: readonly ChannelRegistration[];
   stop?(): Awaitable<void>;
   /** Applies new options in place; without it a change of options restarts the module. */
   reload?(newOptions: O, oldOptions: O): Awaitable<void>;

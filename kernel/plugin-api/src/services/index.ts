@@ -20,6 +20,7 @@ export interface DocumentationApi {
 
 import type { CachesApi } from './caches.js';
 import type { ModulesApi } from './modules.js';
+import type { ProcessesApi } from './processes.js';
 
 export interface ServerServices {
   /** The running configuration; it changes on reload_config, so read it when needed. */
@@ -43,4 +44,6 @@ export interface ServerServices {
   readonly modules: ModulesApi;
   /** Caches that must be invalidated on every node (see CachesApi). */
   readonly caches: CachesApi;
+  /** The worker processes of this node, and channels between them (see ProcessesApi). */
+  readonly processes: ProcessesApi;
 }

@@ -1,11 +1,12 @@
 /**
- * A stanza as it travels between the workers of one machine: its tree as JSON arrays, not XML text. The
- * message carrying it is JSON already, so the receiving worker gets the element back with the JSON.parse it
- * does anyway and no XML parser pass (parsing the text again was the largest cost of a stanza handed to
- * another worker). Each element keeps its resolved namespace, so nothing depends on where it is re-rooted.
- * Across machines (mod_cluster) stanzas stay stored XML: that format is also what the database keeps.
+ * An element as it travels between the processes of one machine (the workers' link, a module's channel):
+ * its tree as JSON arrays, not XML text. The message carrying it is JSON already, so the receiver gets the
+ * element back with the JSON.parse it does anyway and no XML parser pass (parsing the text again was the
+ * largest cost of a stanza handed to another worker). Each element keeps its resolved namespace, so nothing
+ * depends on where it is re-rooted. Across machines (mod_cluster) stanzas stay stored XML: that format is
+ * also what the database keeps.
  */
-import { XmlElement } from '@service/plugin-api';
+import { XmlElement } from './element.js';
 
 /** name, attributes, children (text or elements), resolved namespace. */
 export type ElementTree = [name: string, attrs: Record<string, string>, children: Array<string | ElementTree>, ns?: string];
