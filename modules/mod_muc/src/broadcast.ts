@@ -1,0 +1,93 @@
+/**
+ * Telling the room: an occupant's presence to every occupant (as each may see it, within
+ * presence_broadcast), groupchat messages to every occupant session (kept in history), and the same
+ * events to MUC/Sub subscribers that are not joined.
+ */
+import { x, type XmlElement } from '@service/plugin-api';
+import type { MucEnv } from './context.js';
+import { NODE, sendEvent } from './mucsub.js';
+import { NS_MUC_USER } from './ns.js';
+import type { Occupant } from './occupants.js';
+import { occupantPresence, type PresenceNotice } from './presence.js';
+import type { Room } from './room.js';
+import type { Affiliation } from './types.js';
+
+/** The affiliation an occupant shows: a service administrator is an owner of every room. */
+export function shownAffiliation(env: MucEnv, room: Room, bare: string): Affiliation {
+  return env.isServiceAdmin(bare, room.host) ? 'owner' : room.affiliationOf(bare);
+}
+
+export function seesJids(env: MucEnv, room: Room, receiver: Occupant): boolean {
+  return !room.options.anonymous || receiver.role === 'moderator';
+}
+
+/**
+ * An occupant's presence to the room. Its own sessions always hear it (with 110); the others only when
+ * its role (before a removal: the role it had) is in presence_broadcast.
+ */
+export async function broadcastPresence(env: MucEnv, room: Room, occupant: Occupant, notice: PresenceNotice, sessionFull?: string): Promise<void> {
+  const affiliation = shownAffiliation(env, room, occupant.bare);
+  // A leaving occupant keeps its role until told: others hear of it when they heard of its arrival.
+  const broadcast = room.options.presence_broadcast.some((r) => r === occupant.role);
+  for (const receiver of [...room.occupants.values()]) {
+    const self = receiver === occupant;
+    if (!self && !broadcast) continue;
+    for (const session of receiver.sessions.values()) {
+      await env.send(occupantPresence(room.jid.bare, occupant, sessionFull, affiliation, { full: session.jid.full, self, seesJids: self || seesJids(env, room, receiver) }, notice));
+    }
+  }
+  // The leaving occupant is no longer in the map: it hears its own removal here.
+  if (!room.occupants.has(occupant.nick) || room.occupants.get(occupant.nick) !== occupant) {
+    for (const session of occupant.sessions.values()) {
+      await env.send(occupantPresence(room.jid.bare, occupant, session.jid.full, affiliation, { full: session.jid.full, self: true, seesJids: true }, notice));
+    }
+  }
+  if (broadcast) {
+    const event = occupantPresence(room.jid.bare, occupant, sessionFull, affiliation, { full: '', self: false, seesJids: !room.options.anonymous }, notice);
+    delete event.attrs.to;
+    await sendEvent(env, room, NODE.presence, event);
+  }
+}
+
+/** A message from the room itself (status codes, config changes) to every occupant session. */
+export async function roomNotice(env: MucEnv, room: Room, codes: readonly number[], body?: string): Promise<void> {
+  for (const occupant of room.occupants.values()) {
+    for (const session of occupant.sessions.values()) {
+      await env.send(
+        x('message', { from: room.jid.bare, to: session.jid.full, type: 'groupchat' }, body ? x('body', {}, body) : undefined, x('x', { xmlns: NS_MUC_USER }, ...codes.map((code) => x('status', { code })))),
+      );
+    }
+  }
+}
+
+/**
+ * A groupchat message from an occupant nick (or the room, nick undefined) to every occupant session,
+ * kept in history (and stored for a persistent room), and sent to subscribers of the messages node.
+ */
+export async function broadcastGroupchat(env: MucEnv, room: Room, nick: string | undefined, original: XmlElement, options: { keep: boolean }): Promise<void> {
+  const from = nick === undefined ? room.jid.bare : `${room.jid.bare}/${nick}`;
+  const message = original.clone();
+  message.attrs = { from, type: 'groupchat' };
+  if (original.attr('id') !== undefined) message.attrs.id = original.attr('id')!;
+  if (original.attr('xml:lang') !== undefined) message.attrs['xml:lang'] = original.attr('xml:lang')!;
+  const now = env.now();
+  room.lastActivity = now;
+  const entry = options.keep && message.getChild('body') ? room.history.add(message, room.jid.bare, now) : undefined;
+  for (const occupant of room.occupants.values()) {
+    for (const session of occupant.sessions.values()) {
+      const copy = message.clone();
+      copy.setAttr('to', session.jid.full);
+      await env.send(copy);
+    }
+  }
+  const node = message.getChild('subject') && !message.getChild('body') ? NODE.subject : NODE.messages;
+  await sendEvent(env, room, node, message);
+  // Stored after delivery (a persistent room's history and last activity): storage never delays the room.
+  if (!room.options.persistent) return;
+  try {
+    if (entry) await env.store.addHistory(room.service, room.name, now, entry.message, env.settings.historySize);
+    await env.store.touch(room.service, room.name, now);
+  } catch (err) {
+    env.logger.warn({ err, room: room.jid.bare }, 'could not store the history or last activity of a persistent room');
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The live rooms of every service, by room@service: found in memory or loaded from storage on first use,
+ * created, dropped when a temporary room empties, and summarized for listings. Every change of a room
+ * runs under that room's lock, so that stanzas and MucApi calls for one room never interleave.
+ */
+import { KeyedLock } from '@service/plugin-api';
+import type { MucEnv } from './context.js';
+import { Room } from './room.js';
+import { optionsFromStored } from './room-options.js';
+import type { RoomOptions, RoomSummary } from './types.js';
+
+export class RoomRegistry {
+  readonly #rooms = new Map<string, Room>();
+  readonly #lock = new KeyedLock();
+
+  constructor(readonly env: MucEnv) {}
+
+  /** Runs `task` alone for the room (whether it exists or not). */
+  withRoom<T>(name: string, service: string, task: () => Promise<T>): Promise<T> {
+    return this.#lock.run(`${name}@${service}`, task);
+  }
+
+  isService(service: string): boolean {
+    return this.env.settings.services.includes(service.toLowerCase());
+  }
+
+  /** The room, live or loaded from storage; undefined when it does not exist. Call under the room's lock. */
+  async get(name: string, service: string): Promise<Room | undefined> {
+    const key = `${name}@${service}`;
+    const live = this.#rooms.get(key);
+    if (live) return live;
+    const stored = await this.env.store.room(service, name, this.env.settings.historySize);
+    if (!stored) return undefined;
+    const room = new Room(name, service, optionsFromStored(stored.options, this.env.settings.defaultRoomOptions), this.env.settings.historySize, stored.createdAt, this.env.settings.hostOf(service));
+    room.options.persistent = true;
+    room.subject = stored.subject;
+    room.subjectNick = stored.subjectNick;
+    room.lastActivity = stored.lastActivity;
+    for (const a of stored.affiliations) room.affiliations.set(a.jid, { affiliation: a.affiliation, reason: a.reason });
+    for (const s of stored.subscribers) room.subscribers.set(s.jid, s);
+    room.history.restore(stored.history);
+    this.#rooms.set(key, room);
+    return room;
+  }
+
+  /** A new live room (not stored: the caller persists it when it is persistent). */
+  create(name: string, service: string, options: RoomOptions): Room {
+    const room = new Room(name, service, options, this.env.settings.historySize, this.env.now(), this.env.settings.hostOf(service));
+    this.#rooms.set(`${name}@${service}`, room);
+    return room;
+  }
+
+  /** Forgets a live room (destroyed, or temporary and empty). */
+  drop(room: Room): void {
+    if (this.#rooms.get(room.jid.bare) === room) this.#rooms.delete(room.jid.bare);
+  }
+
+  /** A temporary room with nobody in it and nobody subscribed goes away, as does a locked one its owner left. */
+  dropIfDone(room: Room | undefined): void {
+    if (room && room.isEmpty() && (room.locked || (!room.options.persistent && room.subscribers.size === 0))) this.drop(room);
+  }
+
+  live(): Room[] {
+    return [...this.#rooms.values()];
+  }
+
+  /** Every room of a service (or of all), stored ones loaded. */
+  async all(service?: string): Promise<Room[]> {
+    const stored = await this.env.store.rooms(service);
+    for (const row of stored) {
+      if (!this.#rooms.has(`${row.name}@${row.service}`)) await this.withRoom(row.name, row.service, () => this.get(row.name, row.service));
+    }
+    return this.live().filter((r) => service === undefined || r.service === service);
+  }
+
+  conferencesOf(bare: string): number {
+    return this.live().filter((r) => r.occupantsOf(bare).length > 0).length;
+  }
+}
+
+export function summaryOf(room: Room): RoomSummary {
+  return {
+    jid: room.jid.bare,
+    room: room.name,
+    service: room.service,
+    public: room.options.public,
+    persistent: room.options.persistent,
+    occupants: room.occupants.size,
+    historySize: room.history.length,
+    lastActivity: room.lastActivity,
+    createdAt: room.createdAt,
+  };
+}

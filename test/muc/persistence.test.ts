@@ -1,0 +1,90 @@
+/**
+ * Persistent rooms on each database (SQLite, MariaDB, PostgreSQL; TEST_DATABASES narrows): a configured
+ * persistent room keeps its options, affiliations, subject, history, MUC/Sub subscribers and the service's
+ * registered nicks across a server restart, while a temporary room is gone.
+ */
+import { expect } from 'chai';
+import { testDatabases } from '../support/databases.js';
+import { serverSqlConfig, TestServer } from '../support/server.js';
+import { collect, next, stopAll, xml, type Client } from '../support/xmpp.js';
+import { NS_DATA, NS_MUC_ADMIN, NS_MUC_OWNER, NS_MUCSUB, SERVICE, configure, enter, errorCondition, groupchat, instantRoom, join, mucConfig, user } from './helpers.js';
+
+const ADMIN = 'admin@localhost:adminpass';
+
+for (const database of testDatabases()) {
+  describe(`MUC persistence on ${database.name} (mod_muc)`, () => {
+    let t: TestServer;
+    let clients: Client[] = [];
+
+    before(async () => {
+      const settings = await database.settings('/tmp');
+      t = await TestServer.start(mucConfig({}, serverSqlConfig(settings)));
+      await t.bootstrapAdmin();
+      for (const name of ['alice', 'bob', 'carol']) await t.server.services.accounts.register(name, 'localhost', `${name}-pw`);
+    });
+    after(async () => {
+      await stopAll(...clients);
+      await t?.stop();
+      await database.cleanup();
+    });
+
+    it('keeps a persistent room across a restart, and forgets a temporary one', async () => {
+      const alice = await user(t, 'alice');
+      const bob = await user(t, 'bob');
+      clients = [alice, bob];
+      await enter(alice, 'kept', 'Alice');
+      await configure(alice, 'kept', { 'muc#roomconfig_persistentroom': '1', 'muc#roomconfig_roomname': 'Kept Room', 'muc#roomconfig_allow_subscription': '1', 'muc#roomconfig_membersonly': '1' });
+      await alice.iqCaller.request(xml('iq', { type: 'set', to: `kept@${SERVICE}` }, xml('query', { xmlns: NS_MUC_ADMIN }, xml('item', { jid: 'bob@localhost', affiliation: 'member' }), xml('item', { jid: 'carol@localhost', affiliation: 'outcast' }))));
+      const subject = next(alice, (s) => s.getChildText('subject') === 'Kept subject');
+      await alice.send(xml('message', { to: `kept@${SERVICE}`, type: 'groupchat' }, xml('subject', {}, 'Kept subject')));
+      await subject;
+      for (const body of ['one', 'two']) {
+        const echo = next(alice, (s) => s.getChildText('body') === body);
+        await alice.send(groupchat('kept', body));
+        await echo;
+      }
+      await bob.iqCaller.request(xml('iq', { type: 'set', to: `kept@${SERVICE}` }, xml('subscribe', { xmlns: NS_MUCSUB, nick: 'Bobby' }, xml('event', { node: 'urn:xmpp:mucsub:nodes:messages' }))));
+      await bob.iqCaller.request(xml('iq', { type: 'set', to: SERVICE }, xml('query', { xmlns: 'jabber:iq:register' }, xml('x', { xmlns: NS_DATA, type: 'submit' }, xml('field', { var: 'muc#register_roomnick' }, xml('value', {}, 'Bobby'))))));
+      await instantRoom(alice, 'fleeting', 'Alice');
+      await stopAll(alice, bob);
+
+      await t.api('restart', {}, { basic: ADMIN });
+      let ok = false;
+      for (let i = 0; i < 100 && !ok; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        ok = (await t.api('registered_users', { host: 'localhost' }, { basic: ADMIN }).catch(() => ({ status: 0 }))).status === 200;
+      }
+      expect(ok).to.equal(true);
+
+      const alice2 = await user(t, 'alice');
+      const bob2 = await user(t, 'bob');
+      const carol = await user(t, 'carol');
+      clients = [alice2, bob2, carol];
+      const info = await bob2.iqCaller.request(xml('iq', { type: 'get', to: `kept@${SERVICE}` }, xml('query', { xmlns: 'http://jabber.org/protocol/disco#info' })));
+      const features = info.getChild('query')!.getChildren('feature').map((f) => f.attrs.var);
+      expect(features).to.include.members(['muc_persistent', 'muc_membersonly', NS_MUCSUB]);
+      expect(info.getChild('query')!.getChild('identity')!.attrs.name).to.equal('Kept Room');
+      expect(errorCondition(await join(carol, 'kept', 'Carol'))).to.equal('forbidden');
+      const received = collect(bob2);
+      await enter(bob2, 'kept', 'Bob');
+      expect(received.filter((s) => s.getChildText('body')).map((s) => s.getChildText('body'))).to.deep.equal(['one', 'two']);
+      expect(received.filter((s) => s.getChild('subject')).at(-1)!.getChildText('subject')).to.equal('Kept subject');
+      const owners = await alice2.iqCaller.request(xml('iq', { type: 'get', to: `kept@${SERVICE}` }, xml('query', { xmlns: NS_MUC_ADMIN }, xml('item', { affiliation: 'owner' }))));
+      expect(owners.getChild('query')!.getChildren('item').map((i) => i.attrs.jid)).to.deep.equal(['alice@localhost']);
+      const subs = await bob2.iqCaller.request(xml('iq', { type: 'get', to: SERVICE }, xml('subscriptions', { xmlns: NS_MUCSUB })));
+      expect(subs.getChild('subscriptions')!.getChildren('subscription').map((s) => s.attrs.jid)).to.deep.equal([`kept@${SERVICE}`]);
+      const registered = await bob2.iqCaller.request(xml('iq', { type: 'get', to: SERVICE }, xml('query', { xmlns: 'jabber:iq:register' })));
+      expect(registered.getChild('query')!.getChildText('username')).to.equal('Bobby');
+      const gone = next(alice2, (s) => s.is('message') && s.attrs.type === 'error' && s.attrs.from === `fleeting@${SERVICE}`);
+      await alice2.send(groupchat('fleeting', 'hello?'));
+      expect(errorCondition(await gone)).to.equal('item-not-found');
+      // Turning persistence off on an empty room destroys it.
+      const left = next(bob2, (s) => s.is('presence') && s.attrs.type === 'unavailable' && s.attrs.from === `kept@${SERVICE}/Bob`);
+      await bob2.send(xml('presence', { to: `kept@${SERVICE}/Bob`, type: 'unavailable' }));
+      await left;
+      await configure(alice2, 'kept', { 'muc#roomconfig_persistentroom': '0' });
+      const error = await alice2.iqCaller.request(xml('iq', { type: 'get', to: `kept@${SERVICE}` }, xml('query', { xmlns: NS_MUC_OWNER }))).catch((e: { condition?: string }) => e);
+      expect((error as { condition?: string }).condition).to.equal('item-not-found');
+    });
+  });
+}
