@@ -51,4 +51,14 @@ describe('commands against the spec', () => {
     const missing = SPEC.filter((row) => row.module === 'mod_admin_extra' && !names.has(row.name)).map((row) => row.name);
     expect(missing).to.deep.equal([]);
   });
+
+  it('cover every mod_muc_admin row', async () => {
+    const docs = (await staticCommandDocs()).filter((doc) => doc.module === 'mod_muc_admin');
+    const names = new Set(docs.map((doc) => doc.decl.name));
+    const rows = SPEC.filter((row) => row.module === 'mod_muc_admin');
+    expect(rows).to.have.length(28);
+    expect(rows.filter((row) => !names.has(row.name)).map((row) => row.name)).to.deep.equal([]);
+    // And no command of the module that the spec does not have.
+    expect([...names].filter((name) => !rows.some((row) => row.name === name))).to.deep.equal([]);
+  });
 });

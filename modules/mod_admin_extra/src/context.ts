@@ -7,6 +7,7 @@
 import { CommandError, type ModuleContext, type ServiceRef } from '@service/plugin-api';
 import { clusterService } from '@service/mod_cluster/api';
 import { lastActivityService } from '@service/mod_last/api';
+import { mucService } from '@service/mod_muc/api';
 import { offlineService } from '@service/mod_offline/api';
 import { privacyService } from '@service/mod_privacy/api';
 import { privateStorageService } from '@service/mod_private/api';
@@ -20,7 +21,7 @@ export interface AdminContext extends ModuleContext<Record<string, unknown>> {
 }
 
 /** The services mod_admin_extra works through; all optional (see `consumes` in index.ts). */
-export const ADMIN_EXTRA_USES = [rosterService, vcardService, privateStorageService, lastActivityService, offlineService, privacyService, sharedRosterService, clusterService] as const;
+export const ADMIN_EXTRA_USES = [rosterService, vcardService, privateStorageService, lastActivityService, offlineService, privacyService, sharedRosterService, clusterService, mucService] as const;
 
 /** The running implementation of `ref`, or a `failed` error saying that `command` needs its module enabled. */
 export function need<T>(ctx: AdminContext, ref: ServiceRef<T>, command: string): T {

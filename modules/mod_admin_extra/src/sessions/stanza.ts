@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { badArgument, defineCommand, failed, notFound, x, type HandlersFor, type Jid, type XmlElement } from '@service/plugin-api';
 import { host, user } from '../args.js';
 import type { AdminContext } from '../context.js';
+import { sendToRoom } from './stanza-groupchat.js';
 import { checkBuiltSize, jidArg, stanzaArg } from './stanza-input.js';
 import { connectedSession } from './target.js';
 
@@ -24,7 +25,8 @@ export const stanzaCommands = [
     longdesc:
       'Routes `<message type from to><subject/><body/></message>` as the server would route the same message from `from` (no client sends it, so the sender\'s own resources get no carbon copies). An empty subject is left out, and so is an empty body. ' +
       'To an account\'s bare JID it goes to its available resource(s) with the highest priority (headline: to all of them), or to offline storage; to a full JID, to that resource. ' +
-      'Without a multi-user chat service (no MUC yet), a groupchat message can only go to a connected resource (full JID) of a local account, which receives it as a groupchat message from `from`. ' +
+      'A groupchat message to a room (room@service, with mod_muc) goes into the room on behalf of `from`, which must be the full JID of an occupant, the bare JID of a service admin, or the bare JID of a subscribed user (MUC/Sub): the occupants get it from `from`\'s nick; anyone else is refused with 400 naming `from` and nothing is sent; a room that does not exist is a 404. ' +
+      'Otherwise (no multi-user chat service there), a groupchat message can only go to a connected resource (full JID) of a local account, which receives it as a groupchat message from `from`. ' +
       'Fails with 400 for another type, an invalid JID, a message to this server\'s own domain, a groupchat message to a bare JID, or neither subject nor body; with 404 when the recipient is a local account that does not exist, or (groupchat) a resource that is not connected. ' +
       'A recipient on a domain this server does not serve gets nothing (there is no server-to-server), and the error goes back to `from`.',
     note: 'for a groupchat message to a room, from must be the full JID of an occupant, or the bare JID of a service admin, or the bare JID of a subscribed user',
@@ -109,6 +111,7 @@ export function stanzaHandlers(ctx: AdminContext): HandlersFor<typeof stanzaComm
         body ? x('body', {}, body) : undefined,
       );
       checkBuiltSize('body', message);
+      if (type === 'groupchat' && (await sendToRoom(ctx, message, sender, recipient))) return;
       await checkRecipient(message, recipient, 'to');
       await xmpp.router.route(message);
     },
