@@ -5,6 +5,10 @@ nbxmpp runs on a GLib main loop, so this script is the small program around it t
 in over STARTTLS with nbxmpp's own SASL mechanism choice, fetches the roster, becomes available, sends one
 chat message to --peer and waits for one back. The server's certificate is verified against the test CA: it
 becomes the process's default TLS database, the one every Gio TLS connection (and so nbxmpp's) trusts.
+With --muc (group chat, as Gajim joins one): asks the room's disco#info through nbxmpp's MUC module
+(request_info), sends the join presence (<x xmlns='http://jabber.org/protocol/muc'/>, no history) as --nick,
+reports its self-presence (status 110) and the occupants seen before it, waits for a groupchat message
+(--muc-expect), sends one (--muc-send), waits for the room to reflect it, and leaves.
 Each step is a JSON line on stdout; nbxmpp's debug log (with the XML it sends and receives) goes to stderr.
 Exits 0 when every step it was asked for happened, 1 otherwise.
 """
@@ -23,6 +27,7 @@ from gi.repository import Gio, GLib  # noqa: E402
 import nbxmpp  # noqa: E402
 from nbxmpp.client import Client  # noqa: E402
 from nbxmpp.const import ConnectionProtocol, ConnectionType  # noqa: E402
+from nbxmpp.namespaces import Namespace  # noqa: E402
 from nbxmpp.protocol import JID, Message, Presence  # noqa: E402
 from nbxmpp.structs import StanzaHandler  # noqa: E402
 
@@ -47,6 +52,14 @@ class Session:
         client.subscribe('connection-failed', self.on_failed)
         client.subscribe('disconnected', self.on_disconnected)
         client.register_handler(StanzaHandler(name='message', callback=self.on_message, typ='chat', priority=50))
+        if args.muc:
+            self.room = JID.from_string(args.muc)
+            self.occupants = []
+            self.joined = False
+            self.expected = args.muc_expect is None
+            self.reflected = args.muc_send is None
+            client.register_handler(StanzaHandler(name='message', callback=self.on_groupchat, typ='groupchat', priority=50))
+            client.register_handler(StanzaHandler(name='presence', callback=self.on_muc_presence, priority=50))
         self.client = client
 
     def run(self):
@@ -78,11 +91,79 @@ class Session:
 
     def after_roster(self):
         self.client.send_stanza(Presence())
-        if self.args.peer:
+        if self.args.muc:
+            # Gajim asks the room what it is before joining it.
+            self.client.get_module('MUC').request_info(self.room, request_vcard=False, callback=self.on_muc_info)
+        elif self.args.peer:
             self.client.send_stanza(Message(to=self.args.peer, body=self.args.send, typ='chat'))
             report('sent', to=self.args.peer, body=self.args.send)
         else:
             self.finish()
+
+    def on_muc_info(self, task):
+        try:
+            info = task.finish().info
+            report('muc_info', features=sorted(info.features),
+                   identities=[{'category': i.category, 'type': i.type, 'name': i.name} for i in info.identities],
+                   is_muc=info.is_muc)
+        except Exception as err:  # a room that does not exist yet answers item-not-found: the join creates it
+            report('muc_info_error', error=str(err))
+        presence = Presence(to=f'{self.room}/{self.args.nick}')
+        presence.setTag('x', namespace=Namespace.MUC).setTag('history', attrs={'maxchars': '0'})
+        self.client.send_stanza(presence)
+        report('muc_join_sent', to=f'{self.room}/{self.args.nick}')
+
+    def on_muc_presence(self, _client, stanza, properties):
+        if properties.jid is None or properties.jid.bare != self.room.bare:
+            return
+        if properties.type.is_error:
+            report('muc_presence', sender=str(properties.jid), type='error', error=str(properties.error))
+            self.fail(f'join refused: {properties.error}')
+            return
+        user = properties.muc_user
+        report('muc_presence', sender=str(properties.jid), type=str(properties.type.value),
+               codes=sorted(int(c.value) for c in properties.muc_status_codes or []),
+               affiliation=str(user.affiliation.value) if user and user.affiliation else None,
+               role=str(user.role.value) if user and user.role else None)
+        if properties.is_muc_self_presence and not properties.type.is_unavailable:
+            self.joined = True
+            report('muc_joined', jid=str(properties.jid), occupants=sorted(self.occupants),
+                   codes=sorted(int(c.value) for c in properties.muc_status_codes))
+            self.muc_step()
+        elif properties.is_muc_self_presence and properties.type.is_unavailable:
+            report('muc_left', sender=str(properties.jid))
+            self.finish()
+        elif not self.joined and not properties.type.is_unavailable:
+            self.occupants.append(str(properties.jid))
+
+    def on_groupchat(self, _client, stanza, properties):
+        if not properties.from_muc or properties.jid.bare != self.room.bare:
+            return
+        report('groupchat', sender=str(properties.jid), body=properties.body, subject=properties.subject,
+               delayed=properties.user_timestamp is not None)
+        if properties.body is None:
+            return
+        if self.args.muc_expect is not None and properties.body == self.args.muc_expect:
+            self.expected = True
+        if (self.args.muc_send is not None and properties.body == self.args.muc_send
+                and properties.jid.resource == self.args.nick):
+            self.reflected = True
+        if self.joined:
+            self.muc_step()
+
+    def muc_step(self):
+        """What comes next: the expected message first, then our own and its reflection, then leaving."""
+        if not self.expected:
+            return
+        if self.args.muc_send is not None and not getattr(self, 'sent_muc', False):
+            self.sent_muc = True
+            self.client.send_stanza(Message(to=str(self.room), body=self.args.muc_send, typ='groupchat'))
+            report('muc_sent', to=str(self.room), body=self.args.muc_send)
+            return
+        if self.reflected and not getattr(self, 'leaving', False):
+            self.leaving = True
+            self.client.send_stanza(Presence(to=f'{self.room}/{self.args.nick}', typ='unavailable'))
+            report('muc_leaving', room=str(self.room))
 
     def on_message(self, _client, stanza, properties):
         report('received', sender=str(stanza.getFrom()), body=stanza.getBody())
@@ -123,6 +204,10 @@ def main():
     parser.add_argument('--send', default='hello from nbxmpp')
     parser.add_argument('--roster', action='store_true')
     parser.add_argument('--wait', type=float, default=15)
+    parser.add_argument('--muc', help='join this room (XEP-0045) after the session started')
+    parser.add_argument('--nick', default='gajim', help='the nick in --muc')
+    parser.add_argument('--muc-expect', help='wait for a groupchat message with this body')
+    parser.add_argument('--muc-send', help='send this groupchat message (after what is expected arrived)')
     args = parser.parse_args()
     logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format='%(asctime)s %(levelname)s %(name)s %(message)s')
     report('version', nbxmpp=nbxmpp.__version__, glib=f'{GLib.MAJOR_VERSION}.{GLib.MINOR_VERSION}.{GLib.MICRO_VERSION}')

@@ -3,6 +3,10 @@
 The interop matrix's slixmpp client (Debian python3-slixmpp; run with /usr/bin/python3). Logs in over
 STARTTLS, verifying the server against the test CA, with slixmpp's own SASL mechanism choice (or X-OAUTH2 when
 given a token), fetches the roster, becomes available, sends one chat message to --peer and waits for one back.
+With --muc (group chat, slixmpp's xep_0045 plugin): joins the room as --nick with join_muc_wait (which waits
+for the self-presence and the subject, as XEP-0045 orders them), reports the occupants it saw, then as asked
+waits for a subject (--muc-expect-subject) and a groupchat message (--muc-expect), sends one (--muc-send) and
+waits for the room to reflect it back, and leaves (its own unavailable presence, status 110, comes back).
 It reports each step as a JSON line on stdout for the test to read; slixmpp's debug log goes to stderr, which the
 test shows when something fails. Exits 0 when every step it was asked for happened, 1 otherwise.
 """
@@ -14,6 +18,8 @@ import ssl
 import sys
 
 import slixmpp
+from slixmpp.xmlstream.handler import Callback
+from slixmpp.xmlstream.matcher import MatchXPath
 
 
 def report(event, **fields):
@@ -35,6 +41,15 @@ class Client(slixmpp.ClientXMPP):
         self.add_event_handler('failed_auth', lambda _: report('failed_auth', mechanism=self.mechanism()))
         self.add_event_handler('auth_success', lambda _: report('auth_success', mechanism=self.mechanism()))
         self.add_event_handler('disconnected', lambda _: report('disconnected'))
+        if args.muc:
+            self.register_plugin('xep_0045')
+            self.muc_events = asyncio.Queue()
+            self.add_event_handler('groupchat_message', self.on_groupchat)
+            self.add_event_handler('groupchat_subject', self.on_subject)
+            self.add_event_handler('groupchat_presence', self.on_muc_presence)
+            # Once it has left, the plugin forgets the room and reports nothing more of it, and slixmpp's own
+            # presence events ignore the room's JIDs: its own unavailable presence is caught at the stanza level.
+            self.register_handler(Callback('muc left', MatchXPath('{jabber:client}presence'), self.on_unavailable))
 
     def mechanism(self):
         mech = self.plugin['feature_mechanisms'].mech
@@ -58,6 +73,8 @@ class Client(slixmpp.ClientXMPP):
                 self.send_message(mto=self.args.peer, mbody=self.args.send, mtype='chat')
                 report('sent', to=self.args.peer, body=self.args.send)
                 await asyncio.wait_for(self.reply.wait(), self.args.wait)
+            if self.args.muc:
+                await asyncio.wait_for(self.muc_session(), self.args.wait)
             self.ok = True
         except Exception as err:  # reported, and the exit status says it failed
             report('error', error=repr(err))
@@ -69,6 +86,58 @@ class Client(slixmpp.ClientXMPP):
             report('received', sender=str(msg['from']), body=msg['body'])
             if self.args.peer and msg['from'].bare == slixmpp.JID(self.args.peer).bare:
                 self.reply.set()
+
+    async def muc_session(self):
+        room, nick = slixmpp.JID(self.args.muc), self.args.nick
+        muc = self.plugin['xep_0045']
+        # No history: what arrives after the join is what the test sends.
+        presence, subject, occupants, _history = await muc.join_muc_wait(room, nick, maxstanzas=0, timeout=self.args.wait)
+        report('muc_joined', jid=str(presence['from']), codes=sorted(presence['muc']['status_codes']),
+               affiliation=presence['muc']['affiliation'], role=presence['muc']['role'],
+               subject=subject['subject'], occupants=sorted(str(p['from']) for p in occupants),
+               roster=sorted(muc.get_roster(room)))
+        if self.args.muc_expect_subject is not None:
+            await self.muc_wait(lambda e: e[0] == 'subject' and e[1]['subject'] == self.args.muc_expect_subject)
+        if self.args.muc_expect is not None:
+            await self.muc_wait(lambda e: e[0] == 'message' and e[1]['body'] == self.args.muc_expect)
+        if self.args.muc_send is not None:
+            msg = self.make_message(mto=room, mbody=self.args.muc_send, mtype='groupchat')
+            msg['id'] = self.new_id()
+            msg.send()
+            report('muc_sent', to=str(room), body=self.args.muc_send, id=msg['id'])
+            # The room reflects an occupant's message to it too (XEP-0045 7.4): from its own occupant JID.
+            await self.muc_wait(lambda e: e[0] == 'message' and e[1]['body'] == self.args.muc_send
+                                and e[1]['from'].resource == muc.our_nicks[room])
+        own = muc.our_nicks[room]
+        muc.leave_muc(room, own)
+        report('muc_leaving', room=str(room), nick=own)
+        left = await self.muc_wait(lambda e: e[0] == 'unavailable' and e[1]['from'].bare == room.bare
+                                   and e[1]['from'].resource == own)
+        report('muc_left', sender=str(left[1]['from']), codes=sorted(left[1]['muc']['status_codes']))
+
+    async def muc_wait(self, predicate):
+        while True:
+            event = await self.muc_events.get()
+            if predicate(event):
+                return event
+
+    def on_groupchat(self, msg):
+        report('groupchat', sender=str(msg['from']), body=msg['body'], id=msg['id'],
+               delayed=msg.get_plugin('delay', check=True) is not None)
+        self.muc_events.put_nowait(('message', msg))
+
+    def on_subject(self, msg):
+        report('muc_subject', sender=str(msg['from']), subject=msg['subject'])
+        self.muc_events.put_nowait(('subject', msg))
+
+    def on_muc_presence(self, pres):
+        report('muc_presence', sender=str(pres['from']), type=pres['type'], codes=sorted(pres['muc']['status_codes']),
+               affiliation=pres['muc']['affiliation'], role=pres['muc']['role'])
+        self.muc_events.put_nowait(('presence', pres))
+
+    def on_unavailable(self, pres):
+        if pres['type'] == 'unavailable' and pres['from'].bare == slixmpp.JID(self.args.muc).bare:
+            self.muc_events.put_nowait(('unavailable', pres))
 
     def is_secure(self):
         return isinstance(self.socket, (ssl.SSLSocket, ssl.SSLObject))
@@ -86,6 +155,11 @@ def main():
     parser.add_argument('--send', default='hello from slixmpp')
     parser.add_argument('--roster', action='store_true')
     parser.add_argument('--wait', type=float, default=15)
+    parser.add_argument('--muc', help='join this room (XEP-0045) after the session started')
+    parser.add_argument('--nick', default='slixmpp', help='the nick in --muc')
+    parser.add_argument('--muc-expect', help='wait for a groupchat message with this body')
+    parser.add_argument('--muc-expect-subject', help='wait for the room subject to become this')
+    parser.add_argument('--muc-send', help='send this groupchat message (after what is expected arrived)')
     args = parser.parse_args()
     logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format='%(asctime)s %(levelname)s %(name)s %(message)s')
     report('version', slixmpp=slixmpp.__version__, python=sys.version.split()[0])
