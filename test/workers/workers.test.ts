@@ -3,8 +3,8 @@
  * with no Redis: `servicectl foreground` forks the workers, which share the listening ports (the primary
  * hands connections out in turn). Clients land on different workers; everything must behave as one server:
  * chat, presence and roster pushes across workers, the session commands counting and kicking everywhere,
- * the conflict rule, caches and login bans shared, a configuration or log level change applied by every
- * worker, stream management resumption on another worker, a worker killed with SIGKILL (its sessions end,
+ * the conflict rule, caches and login bans shared, group chat rooms (held in worker 1, reached from both), a
+ * configuration or log level change applied by every worker, stream management resumption on another worker, a worker killed with SIGKILL (its sessions end,
  * it comes back, the server keeps serving) and servicectl stopping everything.
  *
  * Which worker carries a session is read where an operator reads it: the log line of the login carries the
@@ -133,6 +133,8 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
           mod_version: {},
           mod_ping: {},
           mod_disco: {},
+          mod_muc: {},
+          mod_muc_admin: {},
         },
       };
     });
@@ -140,7 +142,7 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
     const deadline = Date.now() + 20_000;
     while (!proc.output().includes('2 workers serve') && Date.now() < deadline) await sleep(50);
     expect(proc.output()).to.include('2 workers serve');
-    for (const user of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']) expect((await api('register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
+    for (const user of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'gina', 'hugo']) expect((await api('register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
   });
   after(async () => {
     await stopAll(...clients);
@@ -180,6 +182,55 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
     const away = next(alice, (s) => s.is('presence') && s.attrs.from === String((bob as any).jid) && s.getChildText('show') === 'away');
     await bob.send(xml('presence', {}, xml('show', {}, 'away')));
     await away;
+  });
+
+  it('keeps group chat rooms in worker 1: occupants on both workers chat, and the MUC commands answer alike from any worker', async () => {
+    const MUC = 'http://jabber.org/protocol/muc';
+    const room = 'lobby@conference.localhost';
+    const gina = await connectOn(2, 'gina');
+    const hugo = await connectOn(1, 'hugo');
+    const selfPresence = (client: Client, nick: string) =>
+      next(client, (s) => s.is('presence') && s.attrs.from === `${room}/${nick}` && (s.getChild('x', `${MUC}#user`)?.getChildren('status') ?? []).some((st: any) => st.attrs.code === '110'));
+    // gina (worker 2) creates the room as an instant room: her stanzas cross to worker 1, which answers her.
+    let joined = selfPresence(gina, 'gina');
+    await gina.send(xml('presence', { to: `${room}/gina` }, xml('x', { xmlns: MUC })));
+    await joined;
+    await gina.iqCaller.request(xml('iq', { type: 'set', to: room }, xml('query', { xmlns: `${MUC}#owner` }, xml('x', { xmlns: 'jabber:x:data', type: 'submit' }))));
+    const seen = next(gina, (s) => s.is('presence') && s.attrs.from === `${room}/hugo`);
+    joined = selfPresence(hugo, 'hugo');
+    await hugo.send(xml('presence', { to: `${room}/hugo` }, xml('x', { xmlns: MUC })));
+    await joined;
+    await seen;
+    // A message from worker 1's occupant reaches worker 2's, and back.
+    const toGina = next(gina, (s) => s.is('message') && s.attrs.type === 'groupchat' && s.getChildText('body') === 'hi from worker 1');
+    await hugo.send(xml('message', { to: room, type: 'groupchat' }, xml('body', {}, 'hi from worker 1')));
+    expect((await toGina).attrs.from).to.equal(`${room}/hugo`);
+    const toHugo = next(hugo, (s) => s.is('message') && s.attrs.type === 'groupchat' && s.getChildText('body') === 'hi from worker 2');
+    await gina.send(xml('message', { to: room, type: 'groupchat' }, xml('body', {}, 'hi from worker 2')));
+    expect((await toHugo).attrs.from).to.equal(`${room}/gina`);
+    // Each call lands on the next worker: every answer is the one room's.
+    for (let i = 0; i < 4; i++) {
+      const occupants = (await api('get_room_occupants', { room: 'lobby', service: 'conference.localhost' })).body as Array<{ nick: string }>;
+      expect(occupants.map((o) => o.nick).sort()).to.deep.equal(['gina', 'hugo']);
+      expect((await api('get_room_occupants_number', { room: 'lobby', service: 'conference.localhost' })).body).to.equal(2);
+    }
+    expect((await api('create_room', { room: 'made', service: 'conference.localhost', host: 'localhost' })).body).to.equal(0);
+    for (let i = 0; i < 4; i++) {
+      expect((await api('muc_online_rooms', { service: 'global' })).body).to.include.members([room, 'made@conference.localhost']);
+      // A room error thrown in worker 1 is the same error from either worker.
+      const missing = await api('get_room_options', { room: 'nowhere', service: 'conference.localhost' });
+      expect(missing.status).to.equal(404);
+    }
+    // gina's session ends on worker 2: the room in worker 1 hears of it and she leaves it.
+    const left = next(hugo, (s) => s.is('presence') && s.attrs.from === `${room}/gina` && s.attrs.type === 'unavailable');
+    const ginaJid = String((gina as any).jid);
+    await gina.stop();
+    await left;
+    await seenEverywhere(ginaJid, false);
+    expect(((await api('get_room_occupants', { room: 'lobby', service: 'conference.localhost' })).body as Array<{ nick: string }>).map((o) => o.nick)).to.deep.equal(['hugo']);
+    const hugoJid = String((hugo as any).jid);
+    await hugo.stop();
+    await seenEverywhere(hugoJid, false);
   });
 
   it('counts, lists and kicks sessions of every worker from any worker', async () => {
