@@ -20,9 +20,7 @@
  */
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
@@ -31,37 +29,10 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import * as Stanza from 'stanza';
 import { TestServer, type RawConfig } from '../support/server.js';
 import { login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
-import { ExternalClient, killAll, serveConverse } from './external.js';
+import { CA, CHROMIUM, GO_SENDXMPP, PYTHON, SCRIPTS, ExternalClient, debianVersion, killAll, npmVersion, serveConverse } from './external.js';
 
 const ADMIN = 'admin@localhost:adminpass';
 const HOST = 'localhost';
-const CA = new URL('../fixtures/tls/ca.pem', import.meta.url).pathname;
-const SCRIPTS = new URL('./clients/', import.meta.url).pathname;
-/** Debian's Python, which has the Debian packages (the pyenv python3 on PATH does not). */
-const PYTHON = '/usr/bin/python3';
-const GO_SENDXMPP = '/usr/bin/go-sendxmpp';
-const CHROMIUM = '/usr/bin/chromium';
-
-/** The installed version of a Debian package, for the test titles ("not installed" makes every test of it fail). */
-function debianVersion(pkg: string): string {
-  try {
-    return execFileSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8' }) || 'not installed';
-  } catch {
-    return 'not installed';
-  }
-}
-
-/** The installed version of an npm package, from its package.json (not all of them export it). */
-function npmVersion(pkg: string): string {
-  for (const dir of createRequire(import.meta.url).resolve.paths(pkg) ?? []) {
-    try {
-      return (JSON.parse(readFileSync(join(dir, pkg, 'package.json'), 'utf8')) as { version: string }).version;
-    } catch {
-      // Not in this node_modules: the next one up.
-    }
-  }
-  return 'not installed';
-}
 
 /**
  * What each client's own default choice picks among what this server offers it (TLS 1.3 on TCP: the SCRAM

@@ -4,11 +4,41 @@
  * script prints them), so that a failure shows what the client itself logged; and the tiny static HTTP server
  * that serves the Converse.js page and the npm package's dist/ to the browser.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, normalize, sep } from 'node:path';
+
+/** The test CA the clients verify the server's certificate against, and where the helper scripts are. */
+export const CA = new URL('../fixtures/tls/ca.pem', import.meta.url).pathname;
+export const SCRIPTS = new URL('./clients/', import.meta.url).pathname;
+/** Debian's Python, which has the Debian packages (the pyenv python3 on PATH does not). */
+export const PYTHON = '/usr/bin/python3';
+export const GO_SENDXMPP = '/usr/bin/go-sendxmpp';
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** The installed version of a Debian package, for the test titles ("not installed" makes every test of it fail). */
+export function debianVersion(pkg: string): string {
+  try {
+    return execFileSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8' }) || 'not installed';
+  } catch {
+    return 'not installed';
+  }
+}
+
+/** The installed version of an npm package, from its package.json (not all of them export it). */
+export function npmVersion(pkg: string): string {
+  for (const dir of createRequire(import.meta.url).resolve.paths(pkg) ?? []) {
+    try {
+      return (JSON.parse(readFileSync(join(dir, pkg, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      // Not in this node_modules: the next one up.
+    }
+  }
+  return 'not installed';
+}
 
 /** One JSON line a helper script printed: `{"event": "...", ...}`. */
 export type ClientEvent = { event: string } & Record<string, any>;

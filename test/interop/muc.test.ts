@@ -21,11 +21,8 @@
  * Converse's browser console).
  */
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { client as xmppClient } from '@xmpp/client';
@@ -33,42 +30,15 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import * as Stanza from 'stanza';
 import { TestServer, type RawConfig } from '../support/server.js';
 import { collect, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
-import { ExternalClient, killAll, serveConverse } from './external.js';
+import { CA, CHROMIUM, GO_SENDXMPP, PYTHON, SCRIPTS, ExternalClient, debianVersion, killAll, npmVersion, serveConverse } from './external.js';
 
 const ADMIN = 'admin@localhost:adminpass';
 const HOST = 'localhost';
 const SERVICE = `conference.${HOST}`;
-const CA = new URL('../fixtures/tls/ca.pem', import.meta.url).pathname;
-const SCRIPTS = new URL('./clients/', import.meta.url).pathname;
-/** Debian's Python, which has the Debian packages (the pyenv python3 on PATH does not). */
-const PYTHON = '/usr/bin/python3';
-const GO_SENDXMPP = '/usr/bin/go-sendxmpp';
-const CHROMIUM = '/usr/bin/chromium';
 
 const NS_MUC = 'http://jabber.org/protocol/muc';
 const NS_MUC_USER = 'http://jabber.org/protocol/muc#user';
 const NS_MUC_OWNER = 'http://jabber.org/protocol/muc#owner';
-
-/** The installed version of a Debian package, for the test titles. */
-function debianVersion(pkg: string): string {
-  try {
-    return execFileSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8' }) || 'not installed';
-  } catch {
-    return 'not installed';
-  }
-}
-
-/** The installed version of an npm package, from its package.json. */
-function npmVersion(pkg: string): string {
-  for (const dir of createRequire(import.meta.url).resolve.paths(pkg) ?? []) {
-    try {
-      return (JSON.parse(readFileSync(join(dir, pkg, 'package.json'), 'utf8')) as { version: string }).version;
-    } catch {
-      // Not in this node_modules: the next one up.
-    }
-  }
-  return 'not installed';
-}
 
 const ACCOUNTS = ['alice', 'bob', 'slixmpp', 'nbxmpp', 'converse', 'stanza', 'xmppjs', 'gosendxmpp'] as const;
 const password = (user: string) => `${user}-pw`;

@@ -112,6 +112,7 @@ export {
 } from './xml/stream-parser.js';
 export { fromStoredXml, toStoredXml } from './xml/stored.js';
 export { elementOf, treeOf, type ElementTree } from './xml/element-tree.js';
+export { closest, didYouMean, editDistance } from './util/did-you-mean.js';
 
 // Addresses
 export { Jid } from './jid/jid.js';

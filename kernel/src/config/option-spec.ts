@@ -3,7 +3,7 @@
  * @service/plugin-api config/options): every problem found, with its path, what was expected and a
  * did-you-mean.
  */
-import type { OptionPath, OptionSpec, OptionsSchema, InferOptions } from '@service/plugin-api';
+import { didYouMean, type OptionPath, type OptionSpec, type OptionsSchema, type InferOptions } from '@service/plugin-api';
 
 export type { InferOption, InferOptions, InferValue, OptionPath, OptionSpec, OptionsSchema } from '@service/plugin-api';
 
@@ -192,40 +192,5 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 // ---------------------------------------------------------------------------------------------
 // Did you mean
 
-/** Damerau-free Levenshtein distance; inputs are short option names. */
-export function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = prev[j]!;
-      prev[j] = Math.min(above + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = above;
-    }
-  }
-  return prev[b.length]!;
-}
-
-/** The closest candidates to `word`, best first; empty when nothing is close enough. */
-export function closest(word: string, candidates: Iterable<string>, max = 3): string[] {
-  const limit = Math.max(2, Math.floor(word.length / 3));
-  const lower = word.toLowerCase();
-  return [...new Set(candidates)]
-    .map((c) => ({ c, d: editDistance(lower, c.toLowerCase()) - (c.startsWith(lower) || lower.startsWith(c) ? 1 : 0) }))
-    .filter(({ d }) => d <= limit)
-    .sort((x, y) => x.d - y.d || x.c.localeCompare(y.c))
-    .slice(0, max)
-    .map(({ c }) => c);
-}
-
-/** ": did you mean 'x'?" or "", naming only the closest candidates (two when equally close). */
-export function didYouMean(word: string, candidates: Iterable<string>): string {
-  const list = [...candidates];
-  const best = closest(word, list, 2);
-  if (!best.length) return '';
-  const distance = (c: string) => editDistance(word.toLowerCase(), c.toLowerCase());
-  const top = best.filter((c) => distance(c) === distance(best[0]!));
-  return `: did you mean ${top.map((c) => `'${c}'`).join(' or ')}?`;
-}
+/** Did-you-mean lives in the plugin API, for modules' errors too. */
+export { closest, didYouMean, editDistance } from '@service/plugin-api';

@@ -4,6 +4,7 @@
  * and text (change_room_option's `value`). A bad name or value is a RoomOptionError naming it; callers turn
  * it into a configuration error or a MucError('bad_argument').
  */
+import { closest } from '@service/plugin-api';
 import type { Role, RoomOptionName, RoomOptions } from './types.js';
 
 type OptionKind = 'boolean' | 'integer' | 'string' | 'roles';
@@ -80,7 +81,7 @@ export function isRoomOptionName(name: string): name is RoomOptionName {
 
 /** A typed value (YAML, JSON) checked against the option's kind. */
 export function checkOptionValue(name: string, value: string | number | boolean | readonly string[] | null | undefined): RoomOptions[RoomOptionName] {
-  if (!isRoomOptionName(name)) throw new RoomOptionError(`unknown room option '${name}' (known: ${ROOM_OPTION_NAMES.join(', ')})`);
+  if (!isRoomOptionName(name)) throw unknownOption(name);
   const kind = KINDS[name];
   const bad = () => new RoomOptionError(`room option '${name}': ${JSON.stringify(value)} is not ${describe(kind)}`);
   switch (kind) {
@@ -101,11 +102,14 @@ export function checkOptionValue(name: string, value: string | number | boolean 
   }
 }
 
-/** change_room_option's text form: true/false, decimal integers, roles as a comma or space list. */
+/**
+ * change_room_option's text form: true/false (or 1/0), decimal integers, roles as a list separated by
+ * commas, semicolons or spaces (brackets allowed). A bad name or value is a RoomOptionError that names it.
+ */
 export function parseOptionText(name: string, text: string): RoomOptions[RoomOptionName] {
-  if (!isRoomOptionName(name)) throw new RoomOptionError(`unknown room option '${name}'`);
+  if (!isRoomOptionName(name)) throw unknownOption(name);
   const kind = KINDS[name];
-  const bad = () => new RoomOptionError(`room option '${name}': '${text}' is not ${describe(kind)}`);
+  const bad = () => new RoomOptionError(`option ${name} takes ${describe(kind)}, got '${text}'`);
   switch (kind) {
     case 'boolean':
       if (text === 'true' || text === '1') return true;
@@ -117,8 +121,19 @@ export function parseOptionText(name: string, text: string): RoomOptions[RoomOpt
     case 'string':
       return text;
     case 'roles':
-      return rolesOf(splitRoles(text), bad);
+      return rolesOf(splitRoles(text.trim().replace(/^\[|\]$/g, '')), bad);
   }
+}
+
+/** An option's value as the commands show it (get_room_options): true/false, numbers, roles joined by commas. */
+export function optionText(value: RoomOptions[RoomOptionName]): string {
+  return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+/** The error for a name that is no room option, with the closest one. */
+export function unknownOption(name: string): RoomOptionError {
+  const [close] = closest(name, ROOM_OPTION_NAMES, 1);
+  return new RoomOptionError(`unknown room option '${name}'${close ? ` (did you mean '${close}'?)` : ''}; the options are ${ROOM_OPTION_NAMES.join(', ')}`);
 }
 
 /** Options with `changes` applied, each change checked. */
@@ -155,7 +170,7 @@ export function optionsFromStored(json: string, defaults: Readonly<RoomOptions>)
 }
 
 function splitRoles(text: string): string[] {
-  return text.split(/[\s,]+/).filter(Boolean);
+  return text.split(/[\s,;]+/).filter(Boolean);
 }
 
 function rolesOf(list: readonly string[], bad: () => RoomOptionError): Exclude<Role, 'none'>[] {
