@@ -14,13 +14,11 @@
  * yet), each left stopped after. Writes bench/results/side-by-side-<time>/ (the kit's result directories,
  * side-by-side.md and side-by-side.json) and prints the table.
  */
-import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse, stringify } from 'yaml';
-import { REPO, RESULTS_DIR, machineInfo, requireBuild } from '../api/lib.js';
+import { REPO, RESULTS_DIR, machineInfo } from '../api/lib.js';
+import { Kit, OURS, format, median, type Summary } from './kit.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -33,48 +31,20 @@ const { values: opts } = parseArgs({
   },
 });
 
-const KIT = resolve(opts.kit);
-const RUN_SH = join(KIT, 'bench/run.sh');
-/** Our profile: the kit's, with every worker's pid measured (service.env here). */
-const OURS = join(REPO, 'bench/side-by-side/service.env');
 /** The server's configuration for the run: the kit's copy of config.example.yml, plus what the kit's copy lacks. */
 const SVC_DIR = '/tmp/service-bench-sbs';
-const SVC_CONFIG = join(SVC_DIR, 'config.yml');
+const kit = new Kit(opts.kit, SVC_DIR, 'side-by-side');
+const KIT = kit.dir;
 const log = (text: string) => console.error(`[side-by-side] ${text}`);
 
-type Summary = { label: string; rows: Array<Record<string, any>> };
 type Row = { figure: string; ejabberd: number | undefined; ours: number | undefined; better: 'higher' | 'lower'; digits?: number };
 
-/** The ejabberd profile the kit compares a scenario with. */
-const theirs = (scenario: string) => (scenario === 'c2s-chat' ? 'ejabberd-nomam' : 'ejabberd');
-
-/** Runs the kit's run.sh with these arguments from the project root; its output goes to `logFile`. */
-function kit(args: string[], logFile: string): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const out = createWriteStream(logFile, { flags: 'a' });
-    const child = spawn('bash', [RUN_SH, ...args], { cwd: REPO, env: { ...process.env, SVC_ROOT: REPO, SVC_DIR, SVC_CONFIG }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.pipe(out, { end: false });
-    child.stderr.pipe(out, { end: false });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      out.end();
-      resolvePromise(code ?? 1);
-    });
-  });
-}
+/** The ejabberd profile the kit compares a scenario with: without MAM where messages are archived, as we have no MAM yet. */
+const theirs = (scenario: string) => (scenario === 'c2s-chat' || scenario === 'muc-fanout' ? 'ejabberd-nomam' : 'ejabberd');
 
 async function runScenario(scenario: string, profile: string, dir: string): Promise<Summary> {
-  const name = profile === OURS ? 'service' : profile;
-  const out = join(dir, `${name}-${scenario}`);
-  const logFile = join(dir, `${name}-${scenario}.log`);
-  log(`${scenario} against ${name} (log: ${logFile})`);
-  const code = await kit([scenario, '--target', profile, '--reps', opts.reps, ...(opts.quick ? ['--quick'] : []), '--out', out], logFile);
-  await kit(['stop', '--target', profile], logFile);
-  if (code !== 0) throw new Error(`the kit's ${scenario} against ${name} failed (exit ${code}): see ${logFile}`);
-  return JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as Summary;
+  return (await kit.runScenario(scenario, profile, dir, { reps: opts.reps, quick: opts.quick })).summary;
 }
-
-const median = (cell: any): number | undefined => (typeof cell?.median === 'number' ? cell.median : undefined);
 
 /** The figures of one scenario that the comparison keeps, ejabberd's and ours side by side. */
 function figures(scenario: string, ejabberd: Summary, ours: Summary): Row[] {
@@ -122,29 +92,11 @@ function figures(scenario: string, ejabberd: Summary, ours: Summary): Row[] {
   return rows;
 }
 
-const format = (value: number | undefined, digits = 1) => (value === undefined ? 'n/a' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
 const ratio = (row: Row) => (row.ours === undefined || row.ejabberd === undefined || row.ejabberd === 0 ? undefined : row.ours / row.ejabberd);
 
-/**
- * The kit's configuration (config.example.yml with bench ports) with config.example.yml's `workers`, or
- * --workers: operators run the example's settings, and the kit's copy predates the option.
- */
-async function writeServerConfig(): Promise<string> {
-  const config = parse(await readFile(join(KIT, 'bench/targets/service/config.yml'), 'utf8')) as Record<string, unknown>;
-  const example = parse(await readFile(join(REPO, 'config.example.yml'), 'utf8')) as Record<string, unknown>;
-  const workers = opts.workers ?? String(example.workers ?? 1);
-  config.workers = /^\d+$/.test(workers) ? Number(workers) : workers;
-  config.data_dir = join(SVC_DIR, 'data');
-  await mkdir(SVC_DIR, { recursive: true });
-  await writeFile(SVC_CONFIG, stringify(config));
-  return workers;
-}
-
 async function main(): Promise<void> {
-  requireBuild();
-  if (!existsSync(RUN_SH)) throw new Error(`no load kit at ${KIT} (bench/run.sh): pass --kit`);
-  if (!existsSync('/usr/sbin/ejabberdctl')) throw new Error(`ejabberd is not installed: run ${join(KIT, 'ejabberd/install.sh')} as root first`);
-  const workers = await writeServerConfig();
+  kit.check();
+  const { workers } = await kit.writeServerConfig(opts.workers);
   log(`this server runs with workers: ${workers}`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dir = join(RESULTS_DIR, `side-by-side-${stamp}`);
