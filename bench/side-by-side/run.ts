@@ -10,7 +10,7 @@
  * Needs the server built (npm run build), ejabberd installed (the kit's ejabberd/install.sh, as root) and wrk.
  * Each scenario runs against this server (bench/side-by-side/service.env, the kit's profile measuring every
  * worker process: servicectl foreground with the kit's copy of config.example.yml and the example's
- * `workers`), then against ejabberd (ejabberd-nomam for c2s-chat: this server has no MAM
+ * `workers`), then against ejabberd (ejabberd-nomam for c2s-chat and muc-fanout: this server has no MAM
  * yet), each left stopped after. Writes bench/results/side-by-side-<time>/ (the kit's result directories,
  * side-by-side.md and side-by-side.json) and prints the table.
  */
