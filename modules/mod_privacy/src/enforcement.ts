@@ -52,15 +52,19 @@ export class PrivacyEnforcement {
   async onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
     const { stanza, from, to } = ctx;
     const recipient = to.toBare();
-    if (!isAlwaysAllowed(recipient, from) && !(await this.#reachesActiveList(to))) {
+    // Most accounts have no list: nothing of theirs can refuse the stanza, so no lookup and no fan-out
+    // bookkeeping (a group chat message is delivered once per occupant).
+    const recipientFree = this.store.withoutLists(recipient);
+    if (!recipientFree && !isAlwaysAllowed(recipient, from) && !(await this.#reachesActiveList(to))) {
       const list = await this.#defaultList(recipient);
       if (list && (await this.#decide(recipient, list, from, inboundKind(stanza))) === 'deny') return this.#refuseInbound(stanza);
     }
-    if (isNotification(stanza) && this.#isLocalAccount(from) && !isAlwaysAllowed(from.toBare(), to)) {
+    if (isNotification(stanza) && this.#isLocalAccount(from) && !this.store.withoutLists(from.toBare()) && !isAlwaysAllowed(from.toBare(), to)) {
       const list = await this.#listOf(from.toBare(), await this.sessions.get(from.full));
       // Dropped silently: it is the server's broadcast, not something the user sent by hand.
       if (list && (await this.#decide(from.toBare(), list, to, 'presence-out')) === 'deny') return;
     }
+    if (recipientFree) return next();
     await this.#fanOut(ctx, next);
   }
 
@@ -92,6 +96,7 @@ export class PrivacyEnforcement {
 
   async onReceive(ctx: ReceiveContext, next: () => Promise<void>): Promise<void> {
     const { stanza, session } = ctx;
+    if (this.store.withoutLists(session.account)) return next();
     const from = Jid.tryParse(stanza.attr('from'));
     if (!from || stanza.attr('type') === 'error' || isAlwaysAllowed(session.account, from)) return next();
     const list = await this.#listOf(session.account, session);
@@ -112,7 +117,7 @@ export class PrivacyEnforcement {
 
   async onSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
     const { stanza, session, to } = ctx;
-    if (to && !isAlwaysAllowed(session.account, to)) {
+    if (to && !this.store.withoutLists(session.account) && !isAlwaysAllowed(session.account, to)) {
       const list = await this.#listOf(session.account, session);
       if (list && (await this.#decide(session.account, list, to, outboundKind(stanza))) === 'deny') {
         return this.router.bounce(stanza, new StanzaError('not-acceptable', 'your privacy list blocks this'));

@@ -33,6 +33,11 @@ export const PRIVACY_CACHE = 'privacy_lists';
 
 export class PrivacyStore {
   readonly #cache = new Map<string, Promise<AccountPrivacy>>();
+  /**
+   * Accounts whose cached state has no list at all (most accounts): delivery skips them without awaiting
+   * anything (`withoutLists`). Kept in step with #cache: whatever forgets an entry there forgets it here.
+   */
+  readonly #listless = new Set<string>();
   /** Writes of one account run one at a time. */
   readonly #writes = new KeyedLock();
   /** Leaves the shared caches (when the module stops). */
@@ -42,19 +47,31 @@ export class PrivacyStore {
     private readonly db: () => Knex,
     private readonly caches: CachesApi,
   ) {
-    this.leave = caches.register(PRIVACY_CACHE, (bare) => (bare === undefined ? this.#cache.clear() : this.#cache.delete(bare)));
+    this.leave = caches.register(PRIVACY_CACHE, (bare) => this.#forget(bare));
   }
 
   account(account: Jid): Promise<AccountPrivacy> {
     let cached = this.#cache.get(account.bare);
     if (!cached) {
-      if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
-      cached = this.#load(account);
-      this.#cache.set(account.bare, cached);
-      // A failed read is not remembered.
-      cached.catch(() => this.#cache.delete(account.bare));
+      if (this.#cache.size >= CACHE_LIMIT) this.#forget(undefined);
+      const loading = this.#load(account);
+      cached = loading;
+      this.#cache.set(account.bare, loading);
+      loading.then(
+        (state) => this.#settled(account.bare, loading, state),
+        // A failed read is not remembered.
+        () => this.#forget(account.bare),
+      );
     }
     return cached;
+  }
+
+  /**
+   * True when the account is known (cached) to have no privacy list: no stanza to or from it can be
+   * refused by one, and no session of it can have an active list. False when unknown: ask `account`.
+   */
+  withoutLists(account: Jid): boolean {
+    return this.#listless.has(account.bare);
   }
 
   /** Creates or replaces a list (it has at least one item). */
@@ -93,13 +110,13 @@ export class PrivacyStore {
       const db = this.db();
       await db(ITEMS_TABLE).where(keyOf(account)).delete();
       await db(DEFAULTS_TABLE).where(keyOf(account)).delete();
-      this.#cache.delete(account.bare);
+      this.#forget(account.bare);
       await this.caches.changed(PRIVACY_CACHE, account.bare);
     });
   }
 
   clearCache(): void {
-    this.#cache.clear();
+    this.#forget(undefined);
   }
 
   /** Runs a write after the account's previous ones and caches the state it returns. */
@@ -107,15 +124,36 @@ export class PrivacyStore {
     return this.#writes.run(account.bare, async () => {
       const current = await this.account(account);
       try {
-        this.#cache.set(account.bare, Promise.resolve(await write(this.db(), current)));
+        const state = await write(this.db(), current);
+        const written = Promise.resolve(state);
+        this.#cache.set(account.bare, written);
+        this.#settled(account.bare, written, state);
       } catch (err) {
         // The database may or may not have changed: read it again next time.
-        this.#cache.delete(account.bare);
+        this.#forget(account.bare);
         throw err;
       } finally {
         await this.caches.changed(PRIVACY_CACHE, account.bare);
       }
     });
+  }
+
+  /** A cached state is known: remembered as list-less when it is (and still the cached one). */
+  #settled(bare: string, promise: Promise<AccountPrivacy>, state: AccountPrivacy): void {
+    if (this.#cache.get(bare) !== promise) return;
+    if (state.lists.size === 0) this.#listless.add(bare);
+    else this.#listless.delete(bare);
+  }
+
+  /** Forgets one account's cached state, or every account's. */
+  #forget(bare: string | undefined): void {
+    if (bare === undefined) {
+      this.#cache.clear();
+      this.#listless.clear();
+    } else {
+      this.#cache.delete(bare);
+      this.#listless.delete(bare);
+    }
   }
 
   async #load(account: Jid): Promise<AccountPrivacy> {
