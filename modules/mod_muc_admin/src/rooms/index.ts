@@ -13,9 +13,8 @@ import { readCreationOptions, SEPARATORS_24_12, SEPARATORS_25_03, type Separator
 import { OPTION_NAMES, optionName, optionText } from './option-text.js';
 
 const roomHost = { name: 'host', type: 'string', desc: 'Server host: the virtual host the room belongs to', example: 'example.com' } as const;
-const optionsArg = {
-  name: 'options',
-  type: {
+/** A room's options as the commands carry them: name and text value pairs. */
+const OPTION_LIST = {
     list: {
       object: [
         { name: 'name', type: 'string' },
@@ -23,7 +22,10 @@ const optionsArg = {
       ],
     },
     item: 'option',
-  },
+  } as const;
+const optionsArg = {
+  name: 'options',
+  type: OPTION_LIST,
   desc: 'List of options',
   example: [
     { name: 'members_only', value: 'true' },
@@ -120,15 +122,7 @@ export const roomCommands = [
     argsRename: RENAME_NAME,
     result: {
       name: 'options',
-      type: {
-        list: {
-          object: [
-            { name: 'name', type: 'string' },
-            { name: 'value', type: 'string' },
-          ],
-        },
-        item: 'option',
-      },
+      type: OPTION_LIST,
       desc: 'List of room options name and value',
     },
     examples: [
