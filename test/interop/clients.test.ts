@@ -23,13 +23,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Server } from 'node:http';
 import { client as xmppClient } from '@xmpp/client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import * as Stanza from 'stanza';
 import { TestServer, type RawConfig } from '../support/server.js';
 import { login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
-import { CA, CHROMIUM, GO_SENDXMPP, PYTHON, SCRIPTS, ExternalClient, debianVersion, killAll, npmVersion, serveConverse } from './external.js';
+import { CA, GO_SENDXMPP, PYTHON, SCRIPTS, ExternalClient, converseInBrowser, debianVersion, killAll, npmVersion } from './external.js';
 
 const ADMIN = 'admin@localhost:adminpass';
 const HOST = 'localhost';
@@ -385,44 +384,9 @@ describe('Client interop matrix: XMPP software nobody here wrote', function () {
   });
 
   describe(`Converse.js ${npmVersion('converse.js')} (npm converse.js) in Debian's Chromium ${debianVersion('chromium')}`, () => {
-    let browser: Browser | undefined;
-    let site: { server: Server; port: number } | undefined;
-    let page: Page | undefined;
-    let consoleLog: string[] = [];
-
-    before(async () => {
-      site = await serveConverse();
-    });
-    afterEach(async function () {
-      // A step that failed inside the page (a locator that timed out, say) says nothing of why: the console does.
-      if (this.currentTest?.state === 'failed') console.log(diagnostics());
-      await browser?.close();
-      browser = undefined;
-      page = undefined;
-    });
-    after(async () => {
-      if (site) await new Promise((resolve) => site!.server.close(resolve));
-    });
-
-    const diagnostics = () => `--- Converse.js browser console:\n${consoleLog.join('\n')}`;
-
-    /** Opens the page in headless Chromium and logs in through Converse's login form, as a person does. */
-    const logInThroughForm = async (secret: string, mechanism?: string) => {
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
-      page = await browser.newPage();
-      page.setDefaultTimeout(15_000);
-      consoleLog = [];
-      page.on('console', (m) => consoleLog.push(`${m.type()}: ${m.text()}`));
-      page.on('pageerror', (err) => consoleLog.push(`pageerror: ${err.message}`));
-      // Only the page's own server and ours: Converse's page refers to a few images elsewhere.
-      await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort());
-      const query = new URLSearchParams({ ws: `ws://127.0.0.1:${t.port}/websocket`, ...(mechanism ? { mechanism } : {}) });
-      await page.goto(`http://127.0.0.1:${site!.port}/?${query}`);
-      await page.locator('#converse-login-jid').fill(jidOf('converse'));
-      await page.locator('#converse-login-password').fill(secret);
-      await page.locator('#converse-login [type=submit]').click();
-      return page;
-    };
+    const converse = converseInBrowser(() => `ws://127.0.0.1:${t.port}/websocket`);
+    const diagnostics = converse.diagnostics;
+    const logInThroughForm = (secret: string, mechanism?: string) => converse.logIn(jidOf('converse'), secret, mechanism);
     /** The contact as the roster shows it: its name, in its group. */
     const contact = (p: Page) => p.locator('.roster-group[data-group="Interop"] .open-chat', { hasText: 'Peer' });
 

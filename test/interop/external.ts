@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, normalize, sep } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** The test CA the clients verify the server's certificate against, and where the helper scripts are. */
 export const CA = new URL('../fixtures/tls/ca.pem', import.meta.url).pathname;
@@ -228,4 +229,50 @@ export async function serveConverse(): Promise<{ server: Server; port: number }>
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as { port: number }).port };
+}
+
+/**
+ * Converse.js in Debian's headless Chromium, for one describe block: the page is served before its tests,
+ * the browser closed after each (its console printed when the test failed: a locator that timed out says
+ * nothing of why) and the page server after them all. `logIn` opens the page and logs in through Converse's
+ * login form, as a person does; `diagnostics()` is the browser console so far.
+ */
+export function converseInBrowser(websocket: () => string): {
+  logIn(jid: string, secret: string, mechanism?: string): Promise<Page>;
+  diagnostics(): string;
+} {
+  let browser: Browser | undefined;
+  let site: { server: Server; port: number } | undefined;
+  let consoleLog: string[] = [];
+  const diagnostics = () => `--- Converse.js browser console:\n${consoleLog.join('\n')}`;
+  before(async () => {
+    site = await serveConverse();
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') console.log(diagnostics());
+    await browser?.close();
+    browser = undefined;
+  });
+  after(async () => {
+    if (site) await new Promise((resolve) => site!.server.close(resolve));
+  });
+  return {
+    diagnostics,
+    async logIn(jid, secret, mechanism) {
+      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+      const page = await browser.newPage();
+      page.setDefaultTimeout(15_000);
+      consoleLog = [];
+      page.on('console', (m) => consoleLog.push(`${m.type()}: ${m.text()}`));
+      page.on('pageerror', (err) => consoleLog.push(`pageerror: ${err.message}`));
+      // Only the page's own server and ours: Converse's page refers to a few images elsewhere.
+      await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort());
+      const query = new URLSearchParams({ ws: websocket(), ...(mechanism ? { mechanism } : {}) });
+      await page.goto(`http://127.0.0.1:${site!.port}/?${query}`);
+      await page.locator('#converse-login-jid').fill(jid);
+      await page.locator('#converse-login-password').fill(secret);
+      await page.locator('#converse-login [type=submit]').click();
+      return page;
+    },
+  };
 }

@@ -22,15 +22,13 @@
  */
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { client as xmppClient } from '@xmpp/client';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import * as Stanza from 'stanza';
 import { TestServer, type RawConfig } from '../support/server.js';
 import { collect, login, next, stopAll, xml, xmppConfig, type Client, type Element } from '../support/xmpp.js';
-import { CA, CHROMIUM, GO_SENDXMPP, PYTHON, SCRIPTS, ExternalClient, debianVersion, killAll, npmVersion, serveConverse } from './external.js';
+import { CA, GO_SENDXMPP, PYTHON, SCRIPTS, ExternalClient, converseInBrowser, debianVersion, killAll, npmVersion } from './external.js';
 
 const ADMIN = 'admin@localhost:adminpass';
 const HOST = 'localhost';
@@ -254,42 +252,10 @@ describe('Group chat interop: XMPP software nobody here wrote in a XEP-0045 room
   });
 
   describe(`Converse.js ${npmVersion('converse.js')} (npm converse.js) in Debian's Chromium ${debianVersion('chromium')}`, () => {
-    let browser: Browser | undefined;
-    let site: { server: Server; port: number } | undefined;
-    let consoleLog: string[] = [];
-
-    before(async () => {
-      site = await serveConverse();
-    });
-    afterEach(async function () {
-      // A step that failed inside the page (a locator that timed out, say) says nothing of why: the console does.
-      if (this.currentTest?.state === 'failed') console.log(diagnostics());
-      await browser?.close();
-      browser = undefined;
-    });
-    after(async () => {
-      if (site) await new Promise((resolve) => site!.server.close(resolve));
-    });
-
-    const diagnostics = () => `--- Converse.js browser console:\n${consoleLog.join('\n')}`;
+    const converse = converseInBrowser(() => `ws://127.0.0.1:${t.port}/websocket`);
+    const diagnostics = converse.diagnostics;
     /** A page step whose failure carries the browser console. */
     const step = <T>(promise: Promise<T>): Promise<T> => promise.catch((err: Error) => Promise.reject(new Error(`${err.message}\n${diagnostics()}`)));
-
-    /** Opens the page in headless Chromium and logs in through Converse's login form, as a person does. */
-    const logInThroughForm = async (): Promise<Page> => {
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
-      const page = await browser.newPage();
-      page.setDefaultTimeout(15_000);
-      consoleLog = [];
-      page.on('console', (m) => consoleLog.push(`${m.type()}: ${m.text()}`));
-      page.on('pageerror', (err) => consoleLog.push(`pageerror: ${err.message}`));
-      await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort());
-      await page.goto(`http://127.0.0.1:${site!.port}/?${new URLSearchParams({ ws: `ws://127.0.0.1:${t.port}/websocket` })}`);
-      await page.locator('#converse-login-jid').fill(jidOf('converse'));
-      await page.locator('#converse-login-password').fill(password('converse'));
-      await page.locator('#converse-login [type=submit]').click();
-      return page;
-    };
 
     it('opens the room through "Add groupchat", shows the occupants and a message from one, and sends one from the room’s textarea', async () => {
       const room = roomJid('room-converse');
@@ -297,7 +263,7 @@ describe('Group chat interop: XMPP software nobody here wrote in a XEP-0045 room
       const { alice, bob } = await aliceAndBob(room);
       const converseJid = `${room}/converse`;
       const arrived = awaiting(alice.client, occupantPresence(converseJid), 40_000, () => `${diagnostics()}\n${alice.log()}`);
-      const p = await logInThroughForm();
+      const p = await converse.logIn(jidOf('converse'), password('converse'));
       // The control box's groupchats section, once logged in: its menu has "Add groupchat".
       await step(p.locator('converse-rooms-list .dropdown-toggle').click({ timeout: 20_000 }));
       await step(p.locator('converse-rooms-list .show-add-muc-modal').click());

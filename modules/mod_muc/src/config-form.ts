@@ -5,8 +5,8 @@
  */
 import { StanzaError, x, type XmlElement } from '@service/plugin-api';
 import { NS_DATA, NS_MUC_ROOMCONFIG } from './ns.js';
-import { assignOption } from './room-options.js';
-import type { Role, RoomOptionName, RoomOptions } from './types.js';
+import { BROADCAST_ROLES, assignOption, rolesOf } from './room-options.js';
+import type { RoomOptionName, RoomOptions } from './types.js';
 
 type FieldKind = 'text-single' | 'text-private' | 'boolean' | 'integer' | 'whois' | 'roles' | 'allowpm';
 
@@ -53,8 +53,6 @@ const FIELDS: Readonly<Record<string, FieldSpec>> = {
 /** The vars the form shows (one per option; the aliases above are accepted on submission only). */
 const SHOWN = Object.keys(FIELDS).filter((v) => !['allow_private_messages', 'allow_voice_requests', 'voice_request_min_interval', 'allow_subscription'].includes(v));
 
-const ROLE_VALUES: readonly Exclude<Role, 'none'>[] = ['moderator', 'participant', 'visitor'];
-
 export function configForm(options: Readonly<RoomOptions>, title: string): XmlElement {
   const form = x('x', { xmlns: NS_DATA, type: 'form' }, x('title', {}, title), field('FORM_TYPE', 'hidden', [NS_MUC_ROOMCONFIG]));
   for (const v of SHOWN) {
@@ -78,7 +76,7 @@ export function configForm(options: Readonly<RoomOptions>, title: string): XmlEl
         form.append(field(v, 'list-single', [value ? 'anyone' : 'none'], spec.label, ['anyone', 'participants', 'moderators', 'none']));
         break;
       case 'roles':
-        form.append(field(v, 'list-multi', (value as readonly string[]).map(String), spec.label, [...ROLE_VALUES]));
+        form.append(field(v, 'list-multi', (value as readonly string[]).map(String), spec.label, [...BROADCAST_ROLES]));
         break;
     }
   }
@@ -127,16 +125,9 @@ export function applyConfigForm(current: Readonly<RoomOptions>, form: XmlElement
         else if (['none', '0', 'false'].includes(one)) out.allow_private_messages = false;
         else throw bad();
         break;
-      case 'roles': {
-        const roles: Exclude<Role, 'none'>[] = [];
-        for (const v of values) {
-          const role = ROLE_VALUES.find((r) => r === v);
-          if (!role) throw bad();
-          if (!roles.includes(role)) roles.push(role);
-        }
-        out.presence_broadcast = roles;
+      case 'roles':
+        out.presence_broadcast = rolesOf(values, bad);
         break;
-      }
     }
   }
   return out;

@@ -13,6 +13,7 @@ import { mucService } from './public-api.js';
 import { BUILTIN_ROOM_DEFAULTS, withOptions } from './room-options.js';
 import { HOME_WORKER, RoomsAway, homeChannels, remoteMucApi } from './process-proxy.js';
 import { MucRooms } from './rooms.js';
+import { isConferenceService } from './service.js';
 import { MucStore } from './store.js';
 
 export default defineModule({
@@ -113,7 +114,7 @@ export default defineModule({
     if (processes.self !== HOME_WORKER) {
       // Another worker than the rooms' (see process-proxy.ts): it hands everything to the home.
       const away = new RoomsAway(processes, (stanza, error) => router.bounce(stanza, error));
-      const local = { services: () => [...settings.services], isService: (service: string) => settings.services.includes(service.toLowerCase()) };
+      const local = { services: () => [...settings.services], isService: (service: string) => isConferenceService(settings.services, service) };
       return {
         services: [provide(mucService, remoteMucApi(processes, local))],
         xmpp: { domains: settings.services.map((domain) => ({ domain, handler: (stanza) => away.handleStanza(stanza) })) },

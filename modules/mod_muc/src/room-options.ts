@@ -69,7 +69,8 @@ export const BUILTIN_ROOM_DEFAULTS: Readonly<RoomOptions> = {
 };
 
 export const ROOM_OPTION_NAMES = Object.keys(KINDS) as RoomOptionName[];
-const BROADCAST_ROLES: readonly Exclude<Role, 'none'>[] = ['moderator', 'participant', 'visitor'];
+/** The roles presence_broadcast may list. */
+export const BROADCAST_ROLES: readonly Exclude<Role, 'none'>[] = ['moderator', 'participant', 'visitor'];
 
 export class RoomOptionError extends Error {
   override name = 'RoomOptionError';
@@ -173,7 +174,8 @@ function splitRoles(text: string): string[] {
   return text.split(/[\s,;]+/).filter(Boolean);
 }
 
-function rolesOf(list: readonly string[], bad: () => RoomOptionError): Exclude<Role, 'none'>[] {
+/** The roles a list names, each once in its order; `bad()` is thrown for a word that is no such role. */
+export function rolesOf(list: readonly string[], bad: () => Error): Exclude<Role, 'none'>[] {
   const out: Exclude<Role, 'none'>[] = [];
   for (const item of list) {
     const role = BROADCAST_ROLES.find((r) => r === item);

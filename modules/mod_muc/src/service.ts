@@ -17,6 +17,12 @@ import { NickTaken } from './store.js';
 import { addSubscriber, removeSubscriber } from './subscriptions.js';
 import { MUCSUB_NODES, MucError, type Affiliation, type AffiliationEntry, type HistoryEntry, type MucApi, type OccupantInfo, type RoomCreation, type RoomOptions, type RoomSummary, type SubscriberInfo } from './types.js';
 
+/** Whether `service` (as given: prepared here) is one of the conference services; a worker without the rooms asks this too. */
+export function isConferenceService(services: readonly string[], service: string): boolean {
+  const prepared = Jid.tryParse(service);
+  return prepared !== undefined && prepared.user === undefined && prepared.resource === undefined && services.includes(prepared.host);
+}
+
 export class MucService implements MucApi {
   constructor(private readonly registry: RoomRegistry) {}
 
@@ -25,8 +31,7 @@ export class MucService implements MucApi {
   }
 
   isService(service: string): boolean {
-    const prepared = Jid.tryParse(service);
-    return prepared !== undefined && prepared.user === undefined && prepared.resource === undefined && this.registry.isService(prepared.host);
+    return isConferenceService(this.registry.env.settings.services, service);
   }
 
   async rooms(service?: string): Promise<RoomSummary[]> {
