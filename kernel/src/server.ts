@@ -57,6 +57,7 @@ import { PluginInstaller, type ModuleRuntime } from './plugins/installer.js';
 import { pluginSettings } from './plugins/settings.js';
 import type { WorkersControl } from './workers/control.js';
 import { ProcessChannels } from './workers/channels.js';
+import { ServerNodes } from './node/nodes.js';
 import type { ServerAction } from './workers/messages.js';
 import { WorkerLink, type ServerActions, type WorkerIdentity } from './workers/worker-link.js';
 
@@ -405,6 +406,7 @@ export class Server implements ServerControl, ServerActions {
       serving: () => this.#link?.serving ?? { serving: 1, count: 1 },
       rotateLog: () => this.#link?.rotateLog(),
     };
+    const processes = new ProcessChannels(worker?.index ?? 1, worker?.count ?? 1);
     const services: KernelServices = {
       config: () => this.#config,
       access: () => this.#config.access,
@@ -417,7 +419,8 @@ export class Server implements ServerControl, ServerActions {
       scopes: this.#scopes,
       server: this,
       workers,
-      processes: new ProcessChannels(worker?.index ?? 1, worker?.count ?? 1),
+      processes,
+      nodes: new ServerNodes(() => this.#config.node_name, processes),
       logins,
       httpAuth: new HttpAuthenticator(accounts, logins),
       tokens: { revokeAccount: (account) => this.#services.oauth.tokens.revokeWhere({ account }) },

@@ -89,6 +89,7 @@ export type { AccessAction, AccessApi, AclSubject, CommandDoc, CommandsApi, Exec
 export type { CompileResult, ModulesApi } from './services/modules.js';
 export type { CachesApi } from './services/caches.js';
 export { ChannelError, type ChannelRegistration, type ChannelValue, type ProcessesApi } from './services/processes.js';
+export type { NodeTransport, NodesApi } from './services/nodes.js';
 export type { DiscoApi, RouterApi, SessionDirectory, SessionSource, XmppApi } from './services/xmpp.js';
 export type { LogFn, Logger } from './log/logger.js';
 
@@ -178,6 +179,7 @@ export type { Knex } from 'knex';
 
 // Utilities
 export { KeyedLock } from './util/keyed-lock.js';
+export { CALL_TIMEOUT_MS, PendingCalls, answerOf, unreachable, valueOf, type ChannelAnswer } from './util/pending-calls.js';
 
 // Publishing: a registry's index and what a publisher signs.
 export { REGISTRY_FORMAT, contentDigest, pluginSignaturePayload, type PackageFile, type RegistryIndex, type RegistryPlugin, type RegistryVersion, type SignedFacts } from './publishing/registry.js';

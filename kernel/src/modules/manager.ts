@@ -215,6 +215,7 @@ export class ModuleManager {
       for (const scopeDecl of instance.scopes ?? []) scopes.register(scopeDecl, key);
       if (instance.xmpp) registerXmpp(this.services, instance.xmpp, key, host);
       for (const channel of instance.channels ?? []) this.services.processes.register(channel, key);
+      if (instance.nodeTransport) this.services.nodes.attach(instance.nodeTransport, key);
       this.#provide(key, definition, instance);
       this.#serveListenerKinds(key, definition, instance);
     } catch (err) {
@@ -290,6 +291,7 @@ export class ModuleManager {
     scopes.removeOwner(name);
     xmpp.removeOwner(name);
     this.services.processes.removeOwner(name);
+    this.services.nodes.removeOwner(name);
   }
 }
 

@@ -25,6 +25,7 @@ import type { OAuthService } from '../oauth/service.js';
 import type { ServerControl, ServerServices } from '@service/plugin-api';
 import type { WorkersControl } from '../workers/control.js';
 import type { ProcessChannels } from '../workers/channels.js';
+import type { ServerNodes } from '../node/nodes.js';
 
 export type { ServerControl } from '@service/plugin-api';
 
@@ -51,6 +52,8 @@ export interface KernelServices extends ServerServices {
   readonly workers: WorkersControl;
   /** Modules' channels between the workers. */
   readonly processes: ProcessChannels;
+  /** This node, or the cluster a cluster module's transport spans. */
+  readonly nodes: ServerNodes;
   /** Where modules come from (built-in and installed plugins) and their declarations. */
   readonly catalog: ModuleCatalog;
   /** Restarts and code reloads of running modules (update, update_list, restart_module). */

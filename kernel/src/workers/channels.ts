@@ -3,25 +3,19 @@
  * the running modules registered here, tagged by owner and removed when their module stops, and the calls
  * this process made to another one, waiting for their answers. A call to this process runs the handler in
  * place; one to another worker goes over the workers' link (worker-link.ts) as a `call` message and comes
- * back as an `answer`. With one process (no workers) only the first kind exists.
+ * back as an `answer`. With one process (no workers) only the first kind exists. A cluster's calls between
+ * nodes (NodesApi) end here too: a node runs what another node asks with `call(self, …)`.
  */
-import { ChannelError, type ChannelRegistration, type ChannelValue, type ProcessesApi } from '@service/plugin-api';
+import { ChannelError, PendingCalls, answerOf, type ChannelAnswer, type ChannelRegistration, type ChannelValue, type ProcessesApi, valueOf } from '@service/plugin-api';
 
-/** How long a call waits for the other process's answer. */
-const CALL_TIMEOUT_MS = 30_000;
-
-/** What travels between workers for a call (see messages.ts). */
-export type ChannelAnswer =
-  | { readonly ok: true; readonly value: ChannelValue }
-  | { readonly ok: false; readonly message: string; readonly errorName: string; readonly errorKind?: string };
+export type { ChannelAnswer } from '@service/plugin-api';
 
 /** How a call reaches another worker: false when it cannot be sent (that worker is not connected). */
 export type ChannelSender = (index: number, call: { id: number; name: string; payload: ChannelValue }) => boolean;
 
 export class ProcessChannels implements ProcessesApi {
   readonly #handlers = new Map<string, { readonly handler: ChannelRegistration['handler']; readonly owner: string }>();
-  readonly #pending = new Map<number, { readonly index: number; readonly settle: (answer: ChannelAnswer) => void }>();
-  #nextId = 1;
+  readonly #pending = new PendingCalls<number>();
   #sender?: ChannelSender;
 
   constructor(
@@ -46,52 +40,27 @@ export class ProcessChannels implements ProcessesApi {
 
   async call(index: number, name: string, payload: ChannelValue): Promise<ChannelValue> {
     if (!Number.isInteger(index) || index < 1 || index > this.count) throw new ChannelError(`there is no process ${index} (this node runs ${this.count})`, 'unreachable');
-    const answer = index === this.self ? await this.answer(name, payload, this.self) : await this.#remote(index, name, payload);
-    if (answer.ok) return answer.value;
-    throw new ChannelError(answer.message, answer.errorName, answer.errorKind);
+    return valueOf(index === this.self ? await this.answer(name, payload, this.self) : await this.#remote(index, name, payload));
   }
 
   /** Runs a call made here or by another worker; never throws (a handler's error is the answer). */
-  async answer(name: string, payload: ChannelValue, from: number): Promise<ChannelAnswer> {
+  answer(name: string, payload: ChannelValue, from: number): Promise<ChannelAnswer> {
     const entry = this.#handlers.get(name);
-    if (!entry) return { ok: false, message: `no channel ${name} runs in process ${this.self}`, errorName: 'unreachable' };
-    try {
-      return { ok: true, value: (await entry.handler(payload, from)) ?? null };
-    } catch (err) {
-      const error = err instanceof Error ? err : new Error(String(err));
-      const kind = (error as { kind?: unknown }).kind;
-      return { ok: false, message: error.message, errorName: error.name, ...(typeof kind === 'string' ? { errorKind: kind } : {}) };
-    }
+    if (!entry) return Promise.resolve({ ok: false, message: `no channel ${name} runs in process ${this.self}`, errorName: 'unreachable' });
+    return answerOf(() => entry.handler(payload, from));
   }
 
   /** The answer to a call this process made. */
   settle(id: number, answer: ChannelAnswer): void {
-    const pending = this.#pending.get(id);
-    this.#pending.delete(id);
-    pending?.settle(answer);
+    this.#pending.settle(id, answer);
   }
 
   /** A worker is gone: the calls waiting for it fail now rather than at their timeout. */
   peerGone(index: number): void {
-    for (const [id, pending] of this.#pending) {
-      if (pending.index !== index) continue;
-      this.#pending.delete(id);
-      pending.settle({ ok: false, message: `worker ${index} is gone`, errorName: 'unreachable' });
-    }
+    this.#pending.gone(index, `worker ${index} is gone`);
   }
 
   #remote(index: number, name: string, payload: ChannelValue): Promise<ChannelAnswer> {
-    const id = this.#nextId++;
-    return new Promise<ChannelAnswer>((resolve) => {
-      const timer = setTimeout(() => this.settle(id, { ok: false, message: `worker ${index} did not answer ${name} within ${CALL_TIMEOUT_MS / 1000} s`, errorName: 'unreachable' }), CALL_TIMEOUT_MS);
-      this.#pending.set(id, {
-        index,
-        settle: (answer) => {
-          clearTimeout(timer);
-          resolve(answer);
-        },
-      });
-      if (!this.#sender?.(index, { id, name, payload })) this.settle(id, { ok: false, message: `worker ${index} cannot be reached`, errorName: 'unreachable' });
-    });
+    return this.#pending.open(index, name, (id) => this.#sender?.(index, { id, name, payload }) ?? false);
   }
 }

@@ -14,6 +14,7 @@ import type { HttpRequestHandler } from '../http/types.js';
 import type { Logger } from '../log/logger.js';
 import type { ServerServices } from '../services/index.js';
 import type { ChannelRegistration } from '../services/processes.js';
+import type { NodeTransport } from '../services/nodes.js';
 import type { SessionSource } from '../services/xmpp.js';
 import type { DbKind, Migration } from '../storage/sql.js';
 import type { Middleware } from '../xmpp/chain.js';
@@ -107,6 +108,8 @@ export interface ModuleInstance<C extends readonly CommandDecl[] = readonly Comm
   readonly listeners?: Readonly<Record<string, ListenerStarter>>;
   /** Endpoints the server's other worker processes call (see ProcessesApi). */
   readonly channels?: readonly ChannelRegistration[];
+  /** What spans NodesApi over a cluster (a cluster module's; at most one module gives it). */
+  readonly nodeTransport?: NodeTransport;
   stop?(): Awaitable<void>;
   /** Applies new options in place; without it a change of options restarts the module. */
   reload?(newOptions: O, oldOptions: O): Awaitable<void>;

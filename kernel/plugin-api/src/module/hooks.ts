@@ -28,6 +28,12 @@ export interface HookMap {
   config_reloaded: [];
   /** mnesia_change: stored data of node `from` now belongs to node `to` (the server is stopped). */
   rename_node: [from: string, to: string];
+  /**
+   * A node of the cluster this node saw alive died or left: what it owned (NodesApi.owner) goes to the next
+   * node that asks, which rebuilds it from storage; a module tells its local users what they lost there.
+   * Runs on every node that saw it.
+   */
+  cluster_node_down: [node: string];
   /** A client bound a resource: the session is registered and can receive stanzas. */
   c2s_session_bound: [session: C2SSession];
   /**

@@ -20,6 +20,7 @@ export interface DocumentationApi {
 
 import type { CachesApi } from './caches.js';
 import type { ModulesApi } from './modules.js';
+import type { NodesApi } from './nodes.js';
 import type { ProcessesApi } from './processes.js';
 
 export interface ServerServices {
@@ -46,4 +47,6 @@ export interface ServerServices {
   readonly caches: CachesApi;
   /** The worker processes of this node, and channels between them (see ProcessesApi). */
   readonly processes: ProcessesApi;
+  /** The nodes of the cluster (this one alone without a cluster module), ownership of keys, and calls between them (see NodesApi). */
+  readonly nodes: NodesApi;
 }
