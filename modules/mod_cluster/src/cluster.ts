@@ -13,6 +13,7 @@ import {
   toStoredXml,
   type C2SSession,
   type Logger,
+  type NodeTransport,
   type ServerServices,
   type SessionPeers,
   type SessionRecord,
@@ -28,6 +29,8 @@ import { Invalidations } from './invalidations.js';
 import { DirectoryMirror } from './mirror.js';
 import { ClusterKeys } from './keys.js';
 import { Membership } from './membership.js';
+import { NodeCalls } from './node-calls.js';
+import { OWNERS_CACHE, Ownership } from './ownership.js';
 import type { ClusterApi, ClusterMember } from './public-api.js';
 import { openRedis } from './redis.js';
 
@@ -53,6 +56,10 @@ export class ClusterNode implements ClusterApi, SessionPeers {
   readonly #events: Redis;
   /** Sessions moving between nodes for a resumption (the plugin API's SessionHandover): the session mover this module registers. */
   readonly moves: SessionHandover;
+  /** Which node owns a module's key (NodesApi.owner). */
+  readonly #ownership: Ownership;
+  /** Calls to other nodes' channels, and theirs to this node's. */
+  readonly #calls: NodeCalls;
 
   constructor(
     private readonly settings: ClusterSettings,
@@ -75,6 +82,7 @@ export class ClusterNode implements ClusterApi, SessionPeers {
       (dead) => this.#cleanUpAfter(dead),
       () => this.#rejoin(),
       logger,
+      (gone) => this.#nodeGone(gone),
     );
     this.#inbox = new Inbox(this.#redis, this.#blocking, keys, this.node, (entry) => this.#handle(entry), logger);
     this.moves = new SessionHandover({
@@ -88,7 +96,21 @@ export class ClusterNode implements ClusterApi, SessionPeers {
       send: (node, entry) => this.#inbox.send(node, entry),
     });
     this.invalidations = new Invalidations(this.#redis, this.#events, keys, this.node, services.caches, logger);
+    this.#calls = new NodeCalls(this.node, services.processes, (node, entry) => this.#inbox.send(node, entry), logger);
+    this.#ownership = new Ownership(this.#redis, keys, this.node, (node) => this.#membership.isLive(node), services.caches, (key) => this.invalidations.publish(OWNERS_CACHE, key));
   }
+
+  /** NodesApi over the cluster: the server's view of the nodes while this module runs. */
+  readonly transport: NodeTransport = {
+    member: () => this.member,
+    live: () => {
+      const live = this.#membership.live();
+      return live.includes(this.node) ? live : [...live, this.node].sort();
+    },
+    owner: (key) => this.#ownership.owner(key),
+    release: (key) => this.#ownership.release(key),
+    call: (node, name, payload, order) => this.#calls.call(node, name, payload, order),
+  };
 
   async start(): Promise<void> {
     await this.#redis.connect();
@@ -140,6 +162,7 @@ export class ClusterNode implements ClusterApi, SessionPeers {
     if (this.#left) return;
     try {
       await this.directory.removeNode(this.node);
+      await this.#ownership.forgetNode(this.node);
       await this.#membership.leave();
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'leaving the cluster cleanly failed: %s', (err as Error).message);
@@ -147,6 +170,7 @@ export class ClusterNode implements ClusterApi, SessionPeers {
     }
     await this.#inbox.stop();
     this.invalidations.stop();
+    this.#ownership.stop();
     this.#redis.disconnect();
   }
 
@@ -210,6 +234,8 @@ export class ClusterNode implements ClusterApi, SessionPeers {
       return;
     }
     if (entry.kind === 'taken') return this.moves.onTaken(entry);
+    if (entry.kind === 'call') return this.#calls.onCall(entry);
+    if (entry.kind === 'answer') return this.#calls.onAnswer(entry);
     const session = await this.#localSession(entry.to);
     if (entry.kind === 'take') return this.moves.onTake(entry, session);
     if (entry.kind === 'close') {
@@ -244,7 +270,14 @@ export class ClusterNode implements ClusterApi, SessionPeers {
     }
     const pending = await this.#inbox.drain(dead);
     for (const entry of pending) if (entry.kind === 'deliver') await this.services.xmpp.router.route(fromStoredXml(entry.xml));
+    await this.#ownership.forgetNode(dead);
     this.logger.notice({ node: dead, sessions: sessions.length, rerouted: pending.length }, 'node %s removed: %d sessions ended, %d stanzas routed again', dead, sessions.length, pending.length);
+  }
+
+  /** A node this one saw alive is dead or left: calls waiting for it fail, and the modules take over what lived there. */
+  #nodeGone(node: string): void {
+    this.#calls.nodeGone(node);
+    this.services.hooks.run('cluster_node_down', node).catch((err: Error) => this.logger.warn({ node, err: err.message }, 'taking over after node %s failed: %s', node, err.message));
   }
 
   async #rejoin(): Promise<void> {

@@ -8,6 +8,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger, TakeMessage, TakenMessage } from '@service/plugin-api';
 import type { ClusterKeys } from './keys.js';
+import type { AnswerEntry, CallEntry } from './node-calls.js';
 
 export type InboxEntry =
   | { readonly kind: 'deliver'; readonly to: string; readonly xml: string }
@@ -17,7 +18,10 @@ export type InboxEntry =
   | { readonly kind: 'leave'; readonly to: string }
   /** A resumption on another node (the plugin API's SessionHandover). */
   | TakeMessage
-  | TakenMessage;
+  | TakenMessage
+  /** A call to one of this node's channels, and the answer to one this node made (node-calls.ts). */
+  | CallEntry
+  | AnswerEntry;
 
 /** The most entries a node's inbox keeps; beyond that the oldest go (a node that long behind is dead). */
 const MAX_LENGTH = 1_000_000;
@@ -176,6 +180,10 @@ export function encodeEntry(entry: InboxEntry): string {
       return `take\n${entry.to}\n${entry.id}\n${entry.from}\n${entry.ref}`;
     case 'taken':
       return `taken\n${entry.to}\n${entry.ref}\n${entry.session}`;
+    case 'call':
+      return `call\n${entry.to}\n${entry.from}\n${entry.id}\n${entry.name}\n${entry.payload}`;
+    case 'answer':
+      return `answer\n${entry.to}\n${entry.id}\n${entry.answer}`;
   }
 }
 
@@ -211,6 +219,14 @@ export function entryOf(fields: string[]): InboxEntry | undefined {
   if (kind === 'taken') {
     const [, to, ref, session] = parts(4) ?? [];
     return to && ref && session !== undefined ? { kind, to, ref, session } : undefined;
+  }
+  if (kind === 'call') {
+    const [, to, from, id, name, payload] = parts(6) ?? [];
+    return to && from && id && name && payload !== undefined ? { kind, to, from, id: Number(id), name, payload } : undefined;
+  }
+  if (kind === 'answer') {
+    const [, to, id, answer] = parts(4) ?? [];
+    return to && id && answer !== undefined ? { kind, to, id: Number(id), answer } : undefined;
   }
   if (text.startsWith('leave\n')) return { kind: 'leave', to: text.slice(6) };
   return undefined;

@@ -65,6 +65,7 @@ export default defineModule({
       hooks,
       services: [provide(clusterService, cluster)],
       xmpp: { sessionSources: [cluster.source], sessionMovers: [cluster.moves] },
+      nodeTransport: cluster.transport,
       stop: () => cluster.stop(),
     };
   },

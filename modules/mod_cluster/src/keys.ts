@@ -10,6 +10,8 @@
  *   node-sessions:<node>  set   the full JIDs bound on a node (to clean up after it dies)
  *   inbox:<node>          stream of stanzas and commands for the node's sessions
  *   reap:<node>           string, set NX while one node cleans up after a dead one
+ *   own:<key>             string: the node that owns a module's key (NodesApi.owner)
+ *   owned:<node>          set   the keys a node owns (forgotten when it dies)
  *   invalidate            pub/sub channel of cache invalidations
  *   session-events        pub/sub channel of changes to the directory (each node's copy follows it)
  */
@@ -43,6 +45,12 @@ export class ClusterKeys {
   }
   reap(node: string): string {
     return `${this.prefix}reap:${node}`;
+  }
+  owner(key: string): string {
+    return `${this.prefix}own:${key}`;
+  }
+  owned(node: string): string {
+    return `${this.prefix}owned:${node}`;
   }
   get invalidations(): string {
     return `${this.prefix}invalidate`;

@@ -37,6 +37,8 @@ export class Membership {
     /** This node was taken for dead (Redis was out of reach longer than the timeout) and is back: re-register. */
     private readonly onRejoin: () => Promise<void>,
     private readonly logger: Logger,
+    /** A node this one saw alive is not any more (every node sees it; onDead runs on one). */
+    private readonly onUnseen: (node: string) => void = () => {},
   ) {}
 
   /** Checks the cookie, registers this node and starts its heartbeat. */
@@ -79,7 +81,14 @@ export class Membership {
   }
 
   #see(members: readonly Member[]): void {
+    const before = this.#live;
     this.#live = new Set(members.filter((m) => m.alive).map((m) => m.name));
+    for (const node of before) if (!this.#live.has(node)) this.onUnseen(node);
+  }
+
+  /** The nodes whose heartbeat was current at the last look, sorted. */
+  live(): string[] {
+    return [...this.#live].sort();
   }
 
   async members(): Promise<Member[]> {

@@ -11,7 +11,8 @@ import { MUC_MIGRATIONS } from './migrations.js';
 import { ROOM_OPTION_FIELDS } from './options-schema.js';
 import { mucService } from './public-api.js';
 import { BUILTIN_ROOM_DEFAULTS, withOptions } from './room-options.js';
-import { HOME_WORKER, RoomsAway, homeChannels, remoteMucApi } from './process-proxy.js';
+import { API_CHANNEL, HOME_WORKER, RoomsAway, homeChannels, remoteMucApi } from './process-proxy.js';
+import { ClusteredRooms, roomKey } from './cluster-rooms.js';
 import { MucRooms } from './rooms.js';
 import { isConferenceService } from './service.js';
 import { MucStore } from './store.js';
@@ -116,20 +117,27 @@ export default defineModule({
       const away = new RoomsAway(processes, (stanza, error) => router.bounce(stanza, error));
       const local = { services: () => [...settings.services], isService: (service: string) => isConferenceService(settings.services, service) };
       return {
-        services: [provide(mucService, remoteMucApi(processes, local))],
+        services: [provide(mucService, remoteMucApi((call) => processes.call(HOME_WORKER, API_CHANNEL, call), local))],
         xmpp: { domains: settings.services.map((domain) => ({ domain, handler: (stanza) => away.handleStanza(stanza) })) },
         hooks: hooks(away),
         stop: () => unlist?.(),
       };
     }
-    const rooms = new MucRooms(env);
+    // Alone, the rooms are this process's; in a cluster each lives on the node that owns it (cluster-rooms.ts).
+    const { nodes } = ctx.services;
+    const rooms = new MucRooms(env, {
+      holds: async (bare) => !nodes.clustered() || (await nodes.owner(roomKey(bare))) === nodes.self,
+      released: (bare) => void nodes.release(roomKey(bare)).catch(() => undefined),
+    });
+    const clustered = new ClusteredRooms(rooms, nodes, env.send, env.bounce);
     return {
-      services: [provide(mucService, rooms)],
+      services: [provide(mucService, clustered)],
       xmpp: {
-        domains: settings.services.map((domain) => ({ domain, handler: (stanza, from, to) => rooms.handleStanza(stanza, from, to) })),
+        domains: settings.services.map((domain) => ({ domain, handler: (stanza, from, to) => clustered.handleStanza(stanza, from, to) })),
       },
-      hooks: hooks(rooms),
-      ...(processes.count > 1 ? { channels: homeChannels(rooms) } : {}),
+      hooks: [...hooks(clustered), { hook: 'cluster_node_down', handler: (node: string) => clustered.nodeDown(node) }],
+      // The other workers (process-proxy.ts) and the other nodes of a cluster reach the rooms through these.
+      channels: homeChannels(rooms, (stanza, from, to, hops) => clustered.handleStanza(stanza, from, to, hops)),
       stop: async () => {
         unlist?.();
         await rooms.shutdown();

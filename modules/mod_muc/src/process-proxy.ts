@@ -19,11 +19,11 @@ import { MucError, type MucApi, type MucErrorKind } from './types.js';
 /** The worker that holds every room. */
 export const HOME_WORKER = 1;
 
-const STANZA_CHANNEL = 'mod_muc.stanza';
-const API_CHANNEL = 'mod_muc.api';
-const EVENT_CHANNEL = 'mod_muc.event';
+export const STANZA_CHANNEL = 'mod_muc.stanza';
+export const API_CHANNEL = 'mod_muc.api';
+export const EVENT_CHANNEL = 'mod_muc.event';
 
-type Payload = { readonly [key: string]: ChannelValue };
+export type Payload = { readonly [key: string]: ChannelValue };
 
 /** What the home does with what other workers hand it besides MucApi calls (MucRooms). */
 export interface RoomsHome extends MucApi {
@@ -32,15 +32,21 @@ export interface RoomsHome extends MucApi {
   accountRemoved(bare: string): Promise<void>;
 }
 
+/**
+ * How the home takes a stanza another process handed it: `hops` counts how often it was handed on
+ * already (a cluster's node hands it on once more when the room moved meanwhile).
+ */
+export type StanzaIntake = (stanza: XmlElement, from: Jid, to: Jid, hops: number) => Promise<void>;
+
 /** The home's side: runs what the other workers send. */
-export function homeChannels(home: RoomsHome): ChannelRegistration[] {
+export function homeChannels(home: RoomsHome, intake: StanzaIntake = (stanza, from, to) => home.handleStanza(stanza, from, to)): ChannelRegistration[] {
   return [
     {
       name: STANZA_CHANNEL,
       handler: async (payload) => {
         const stanza = elementOf((payload as Payload).stanza as unknown as ElementTree);
         // The sending worker's router stamped and checked both addresses.
-        await home.handleStanza(stanza, Jid.parse(stanza.attr('from')!), Jid.parse(stanza.attr('to')!));
+        await intake(stanza, Jid.parse(stanza.attr('from')!), Jid.parse(stanza.attr('to')!), Number((payload as Payload).hops ?? 0));
         return null;
       },
     },
@@ -89,7 +95,7 @@ export class RoomsAway {
   }
 }
 
-async function runCall(api: MucApi, call: Payload): Promise<ChannelValue> {
+export async function runCall(api: MucApi, call: Payload): Promise<ChannelValue> {
   const args = (call.args ?? []) as readonly ChannelValue[];
   const s = (i: number) => args[i] as string;
   switch (call.method as keyof MucApi) {
@@ -152,13 +158,15 @@ async function runCall(api: MucApi, call: Payload): Promise<ChannelValue> {
 }
 
 /**
- * The MucApi of a worker that is not the home: each call runs in the home. `services()` and `isService()`
- * are answered here from the configuration (they are synchronous, and every worker has the same one).
+ * A MucApi whose calls run elsewhere: `send` carries each call ({method, args}) to the process or node
+ * that holds the room, whose answer it resolves with. `services()` and `isService()` are answered here
+ * from the configuration (they are synchronous, and every process has the same one). A MucError thrown
+ * there comes back as the same MucError.
  */
-export function remoteMucApi(processes: ProcessesApi, local: Pick<MucApi, 'services' | 'isService'>): MucApi {
+export function remoteMucApi(send: (call: Payload) => Promise<ChannelValue>, local: Pick<MucApi, 'services' | 'isService'>): MucApi {
   const call = async (method: keyof MucApi, ...args: ChannelValue[]): Promise<ChannelValue> => {
     try {
-      return await processes.call(HOME_WORKER, API_CHANNEL, { method, args });
+      return await send({ method, args });
     } catch (err) {
       if (err instanceof ChannelError && err.errorName === 'MucError' && err.kind) throw new MucError(err.kind as MucErrorKind, err.message);
       throw err;

@@ -9,11 +9,25 @@ import { Room } from './room.js';
 import { optionsFromStored } from './room-options.js';
 import type { RoomOptions, RoomSummary } from './types.js';
 
+/**
+ * Where rooms may live, in a cluster (cluster-rooms.ts): whether this node holds a stored room (it owns it
+ * or took it now), and that a room it held is gone. Alone, this node holds every room.
+ */
+export interface RoomPlacement {
+  holds(bare: string): Promise<boolean>;
+  released(bare: string): void;
+}
+
+const ALONE: RoomPlacement = { holds: () => Promise.resolve(true), released: () => {} };
+
 export class RoomRegistry {
   readonly #rooms = new Map<string, Room>();
   readonly #lock = new KeyedLock();
 
-  constructor(readonly env: MucEnv) {}
+  constructor(
+    readonly env: MucEnv,
+    private readonly placement: RoomPlacement = ALONE,
+  ) {}
 
   /** Runs `task` alone for the room (whether it exists or not). */
   withRoom<T>(name: string, service: string, task: () => Promise<T>): Promise<T> {
@@ -52,7 +66,9 @@ export class RoomRegistry {
 
   /** Forgets a live room (destroyed, or temporary and empty). */
   drop(room: Room): void {
-    if (this.#rooms.get(room.jid.bare) === room) this.#rooms.delete(room.jid.bare);
+    if (this.#rooms.get(room.jid.bare) !== room) return;
+    this.#rooms.delete(room.jid.bare);
+    this.placement.released(room.jid.bare);
   }
 
   /** A temporary room with nobody in it and nobody subscribed goes away, as does a locked one its owner left. */
@@ -64,11 +80,12 @@ export class RoomRegistry {
     return [...this.#rooms.values()];
   }
 
-  /** Every room of a service (or of all), stored ones loaded. */
+  /** Every room of a service (or of all) this node holds, stored ones loaded (in a cluster: those it holds or takes now). */
   async all(service?: string): Promise<Room[]> {
     const stored = await this.env.store.rooms(service);
     for (const row of stored) {
-      if (!this.#rooms.has(`${row.name}@${row.service}`)) await this.withRoom(row.name, row.service, () => this.get(row.name, row.service));
+      const bare = `${row.name}@${row.service}`;
+      if (!this.#rooms.has(bare) && (await this.placement.holds(bare))) await this.withRoom(row.name, row.service, () => this.get(row.name, row.service));
     }
     return this.live().filter((r) => service === undefined || r.service === service);
   }

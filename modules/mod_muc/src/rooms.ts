@@ -7,7 +7,7 @@ import { x, type Jid, type XmlElement } from '@service/plugin-api';
 import { shutdownRoom } from './actions.js';
 import type { MucEnv } from './context.js';
 import { dispatchStanza } from './dispatch.js';
-import { RoomRegistry } from './registry.js';
+import { RoomRegistry, type RoomPlacement } from './registry.js';
 import { MucService } from './service.js';
 import type { Affiliation, AffiliationEntry, HistoryEntry, MucApi, OccupantInfo, RoomCreation, RoomOptions, RoomSummary, SubscriberInfo } from './types.js';
 
@@ -15,8 +15,8 @@ export class MucRooms implements MucApi {
   readonly #registry: RoomRegistry;
   readonly #api: MucService;
 
-  constructor(env: MucEnv) {
-    this.#registry = new RoomRegistry(env);
+  constructor(env: MucEnv, placement?: RoomPlacement) {
+    this.#registry = new RoomRegistry(env, placement);
     this.#api = new MucService(this.#registry);
   }
 
