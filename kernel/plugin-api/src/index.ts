@@ -90,7 +90,7 @@ export type { CompileResult, ModulesApi } from './services/modules.js';
 export type { CachesApi } from './services/caches.js';
 export { ChannelError, type ChannelRegistration, type ChannelValue, type ProcessesApi } from './services/processes.js';
 export type { NodeTransport, NodesApi } from './services/nodes.js';
-export type { DiscoApi, RouterApi, SessionDirectory, SessionSource, XmppApi } from './services/xmpp.js';
+export type { DiscoApi, FanOutCarrier, RouterApi, SessionDirectory, SessionSource, XmppApi } from './services/xmpp.js';
 export type { LogFn, Logger } from './log/logger.js';
 
 // HTTP

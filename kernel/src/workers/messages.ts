@@ -46,6 +46,8 @@ export type PeerMessage =
   | { readonly kind: 'hello'; readonly from: number }
   | { readonly kind: 'directory'; readonly event: SessionAnnouncement }
   | { readonly kind: 'deliver'; readonly to: string; readonly stanza: ElementTree }
+  /** One stanza for several sessions of the receiving worker (the router's routeEach): routed there, a copy each. */
+  | { readonly kind: 'route-each'; readonly recipients: readonly string[]; readonly stanza: ElementTree }
   | { readonly kind: 'send'; readonly to: string; readonly stanza: ElementTree }
   | { readonly kind: 'close'; readonly to: string; readonly condition: string; readonly text: string }
   | TakeMessage

@@ -34,6 +34,7 @@ import type { KernelServices } from '../modules/services.js';
 import type { PeerMessage, PrimaryToWorker, ServerAction, WorkerToPrimary } from './messages.js';
 import { PeerConnection, PeerListener } from './peer-socket.js';
 import { elementOf, treeOf } from '@service/plugin-api';
+import { withTo } from '../xmpp/routing/router.js';
 
 /** This process's place among the workers, from the environment the primary gave it. */
 export interface WorkerIdentity {
@@ -128,6 +129,14 @@ export class WorkerLink implements SessionPeers {
     hooks.add('cache_invalidated', (cache, key) => this.#broadcast({ kind: 'invalidate', cache, ...(key === undefined ? {} : { key }) }));
     hooks.add('clear_cache', () => this.#broadcast({ kind: 'invalidate', cache: '*' }));
     services.xmpp.addSessionSource(this.table, 'kernel');
+    services.xmpp.router.carryFanOut({
+      workerOf: (full) => {
+        const slash = full.indexOf('/');
+        const record = slash === -1 ? undefined : this.table.record(full.slice(0, slash), full.slice(slash + 1));
+        return record ? indexOf(record.node) : undefined;
+      },
+      carry: (worker, stanza, recipients) => this.#peers.get(worker)?.send({ kind: 'route-each', recipients, stanza: treeOf(stanza) }) ?? false,
+    });
     services.xmpp.addSessionMover({ take: (account, id) => this.#take(account, id) }, 'kernel');
     this.logins.observe((event) => this.#broadcast({ kind: 'login', ...event }));
     services.processes.connect((index, call) => this.#peers.get(index)?.send({ kind: 'call', from: this.identity.index, ...call }) ?? false);
@@ -327,6 +336,16 @@ export class WorkerLink implements SessionPeers {
       case 'call':
         void this.#answerCall(message);
         return;
+      case 'route-each': {
+        const stanza = elementOf(message.stanza);
+        // Each copy in order with what else comes for its session.
+        for (const full of message.recipients) {
+          void this.#order.run(full, () => this.services.xmpp.router.route(withTo(stanza, full))).catch((err: unknown) => {
+            this.logger.error({ err, to: full }, 'routing a copy another worker handed over failed');
+          });
+        }
+        return;
+      }
       case 'answer': {
         const { kind: _kind, id, ...answer } = message;
         this.services.processes.settle(id, answer);

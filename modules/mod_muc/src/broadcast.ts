@@ -73,13 +73,9 @@ export async function broadcastGroupchat(env: MucEnv, room: Room, nick: string |
   const now = env.now();
   room.lastActivity = now;
   const entry = options.keep && message.getChild('body') ? room.history.add(message, room.jid.bare, now) : undefined;
-  for (const occupant of room.occupants.values()) {
-    for (const session of occupant.sessions.values()) {
-      const copy = message.clone();
-      copy.setAttr('to', session.jid.full);
-      await env.send(copy);
-    }
-  }
+  const recipients: string[] = [];
+  for (const occupant of room.occupants.values()) for (const session of occupant.sessions.values()) recipients.push(session.jid.full);
+  await env.sendEach(message, recipients);
   const node = message.getChild('subject') && !message.getChild('body') ? NODE.subject : NODE.messages;
   await sendEvent(env, room, node, message);
   // Stored after delivery (a persistent room's history and last activity): storage never delays the room.

@@ -26,6 +26,8 @@ export interface MucEnv {
   readonly logger: Logger;
   /** Routes a stanza from the service (its `from` is a room or occupant JID). */
   send(stanza: XmlElement): Promise<void>;
+  /** One stanza to many sessions (full JIDs), a copy each with its `to`: a groupchat message to the occupants. */
+  sendEach(stanza: XmlElement, recipients: readonly string[]): Promise<void>;
   /** Answers a stanza with an error (never for an error or result). */
   bounce(stanza: XmlElement, error: StanzaError): Promise<void>;
   /** Service administrators are owners of every room (access_admin, or the server's admin ACL). */

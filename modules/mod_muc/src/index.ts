@@ -98,6 +98,7 @@ export default defineModule({
       store: new MucStore(ctx.db),
       logger: ctx.logger,
       send: (stanza: XmlElement) => router.route(stanza),
+      sendEach: (stanza: XmlElement, recipients: readonly string[]) => router.routeEach(stanza, recipients),
       bounce: (stanza, error) => router.bounce(stanza, error),
       isServiceAdmin: (bare) => access().matchRule(o.access_admin, subject(bare)) === 'allow' || access().matchAcl('admin', subject(bare)),
       mayCreate: (bare) => access().matchRule(o.access_create, subject(bare)) === 'allow',

@@ -59,6 +59,22 @@ export interface RouterApi {
   bounce(stanza: XmlElement, error: StanzaError): Promise<void>;
   /** Delivers to a local account (bare) or one of its resources (full) through the deliver chain. */
   deliverToAccount(stanza: XmlElement, from: Jid, to: Jid, session?: C2SSession): Promise<void>;
+  /**
+   * Routes a copy of `stanza` to each of `recipients` (full JIDs), as `route` would each with its `to` set:
+   * the way to send one stanza to many (a group chat message to its occupants). The copies for sessions
+   * another worker of this node carries travel to it together, once, and are routed there.
+   */
+  routeEach(stanza: XmlElement, recipients: readonly string[]): Promise<void>;
+}
+
+/**
+ * How the copies of a routeEach reach another worker together (the workers' link gives it): which worker
+ * carries a full JID, if another one does, and the sending of one stanza for several of its sessions
+ * (false when that worker cannot be reached).
+ */
+export interface FanOutCarrier {
+  workerOf(full: string): number | undefined;
+  carry(worker: number, stanza: XmlElement, recipients: readonly string[]): boolean;
 }
 
 /** What service discovery announces: on `host` (per-host modules' entries included), or on every host. */

@@ -3,7 +3,7 @@
  * a component domain, or back to the sender as an error. Modules act through the chains (contexts.ts);
  * the defaults here are the RFC's rules.
  */
-import type { DomainHandler, RemoteRoute } from '@service/plugin-api';
+import type { DomainHandler, FanOutCarrier, RemoteRoute } from '@service/plugin-api';
 import type { AccountService } from '../../accounts/accounts.js';
 import type { Logger } from '../../log/logger.js';
 import { StanzaError, errorReply } from '@service/plugin-api';
@@ -63,6 +63,38 @@ export class Router {
     for (const [domain, entry] of this.#domains) if (entry.owner === owner) this.#domains.delete(domain);
     this.#remoteRoutes = this.#remoteRoutes.filter((r) => r.owner !== owner);
     for (const chain of Object.values(this.chains)) chain.removeOwner(owner);
+  }
+
+  #carrier?: FanOutCarrier;
+
+  /** How routeEach's copies for other workers' sessions travel (the workers' link), or none. */
+  carryFanOut(carrier: FanOutCarrier | undefined): void {
+    this.#carrier = carrier;
+  }
+
+  /**
+   * A copy of `stanza` to each recipient. The copies for another worker's sessions go to it in one message
+   * (it routes them there), so that the sending worker builds and routes only its own sessions' copies.
+   */
+  async routeEach(stanza: XmlElement, recipients: readonly string[]): Promise<void> {
+    const carrier = this.#carrier;
+    let away: Map<number, string[]> | undefined;
+    for (const full of recipients) {
+      const worker = carrier?.workerOf(full);
+      if (worker === undefined) {
+        await this.route(withTo(stanza, full));
+        continue;
+      }
+      away ??= new Map();
+      const group = away.get(worker);
+      if (group) group.push(full);
+      else away.set(worker, [full]);
+    }
+    if (!away) return;
+    for (const [worker, group] of away) {
+      // That worker is gone: each copy takes the usual way, which tells its sender.
+      if (!carrier!.carry(worker, stanza, group)) for (const full of group) await this.route(withTo(stanza, full));
+    }
   }
 
   /** A stanza from a local client (already stamped with its full JID): user_send, then routing. */
@@ -243,4 +275,11 @@ export class Router {
       for (const session of sessions) await this.deliverToSession(session, reply);
     }
   }
+}
+
+/** A copy of `stanza` addressed to `to`. */
+export function withTo(stanza: XmlElement, to: string): XmlElement {
+  const copy = stanza.clone();
+  copy.setAttr('to', to);
+  return copy;
 }
