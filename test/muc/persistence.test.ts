@@ -1,7 +1,7 @@
 /**
  * Persistent rooms on each database (SQLite, MariaDB, PostgreSQL; TEST_DATABASES narrows): a configured
- * persistent room keeps its options, affiliations, subject, history, MUC/Sub subscribers and the service's
- * registered nicks across a server restart, while a temporary room is gone.
+ * persistent room keeps its options, affiliations, subject, history, MUC/Sub subscribers, its vCard and the
+ * service's registered nicks across a server restart, while a temporary room is gone.
  */
 import { expect } from 'chai';
 import { testDatabases } from '../support/databases.js';
@@ -45,6 +45,7 @@ for (const database of testDatabases()) {
       }
       await bob.iqCaller.request(xml('iq', { type: 'set', to: `kept@${SERVICE}` }, xml('subscribe', { xmlns: NS_MUCSUB, nick: 'Bobby' }, xml('event', { node: 'urn:xmpp:mucsub:nodes:messages' }))));
       await bob.iqCaller.request(xml('iq', { type: 'set', to: SERVICE }, xml('query', { xmlns: 'jabber:iq:register' }, xml('x', { xmlns: NS_DATA, type: 'submit' }, xml('field', { var: 'muc#register_roomnick' }, xml('value', {}, 'Bobby'))))));
+      await alice.iqCaller.request(xml('iq', { type: 'set', to: `kept@${SERVICE}` }, xml('vCard', { xmlns: 'vcard-temp' }, xml('FN', {}, 'Kept vCard'))));
       await instantRoom(alice, 'fleeting', 'Alice');
       await stopAll(alice, bob);
 
@@ -73,6 +74,8 @@ for (const database of testDatabases()) {
       expect(owners.getChild('query')!.getChildren('item').map((i) => i.attrs.jid)).to.deep.equal(['alice@localhost']);
       const subs = await bob2.iqCaller.request(xml('iq', { type: 'get', to: SERVICE }, xml('subscriptions', { xmlns: NS_MUCSUB })));
       expect(subs.getChild('subscriptions')!.getChildren('subscription').map((s) => s.attrs.jid)).to.deep.equal([`kept@${SERVICE}`]);
+      const card = await carol.iqCaller.request(xml('iq', { type: 'get', to: `kept@${SERVICE}` }, xml('vCard', { xmlns: 'vcard-temp' })));
+      expect(card.getChild('vCard', 'vcard-temp')!.getChildText('FN')).to.equal('Kept vCard');
       const registered = await bob2.iqCaller.request(xml('iq', { type: 'get', to: SERVICE }, xml('query', { xmlns: 'jabber:iq:register' })));
       expect(registered.getChild('query')!.getChildText('username')).to.equal('Bobby');
       const gone = next(alice2, (s) => s.is('message') && s.attrs.type === 'error' && s.attrs.from === `fleeting@${SERVICE}`);

@@ -2,17 +2,19 @@
  * Changes to a room that both stanzas and MucApi make, each with what XEP-0045 says occupants see: role
  * changes (§8), affiliation changes with their removals (301 ban, 321 affiliation change, 322 members-only),
  * configuration changes (104, 170/171/172/173, persistence), destruction (§10.9), and the writes that keep
- * a persistent room's stored state in step.
+ * a persistent room's stored state in step; the room-level ones also go to MUC/Sub subscribers of the
+ * system node.
  */
 import { x } from '@service/plugin-api';
 import { broadcastPresence, roomNotice } from './broadcast.js';
 import type { MucEnv } from './context.js';
-import { NODE, sendEvent } from './mucsub.js';
+import { NODE, sendEvent, systemNotice } from './mucsub.js';
 import { NS_MUC_USER } from './ns.js';
 import type { Occupant } from './occupants.js';
 import type { PresenceNotice } from './presence.js';
 import type { Room } from './room.js';
 import type { Affiliation, Role, RoomOptions } from './types.js';
+import { loadVcard } from './vcard.js';
 
 /** Saves the room's own row when it is persistent. */
 export async function persistRoom(env: MucEnv, room: Room): Promise<void> {
@@ -35,6 +37,7 @@ export async function persistAll(env: MucEnv, room: Room): Promise<void> {
     room.affiliationList(),
     [...room.subscribers.values()],
     room.history.entries(),
+    room.vcard?.xml,
   );
 }
 
@@ -49,8 +52,9 @@ export async function setRole(env: MucEnv, room: Room, occupant: Occupant, role:
     await removeOccupant(env, room, occupant, { codes: [307], actorNick, reason });
     return;
   }
+  const formerRole = occupant.role;
   occupant.role = role;
-  await broadcastPresence(env, room, occupant, { actorNick, reason });
+  await broadcastPresence(env, room, occupant, { actorNick, reason, formerRole });
 }
 
 /**
@@ -74,8 +78,9 @@ export async function setAffiliation(env: MucEnv, room: Room, bare: string, affi
     } else if (room.options.members_only && effective === 'none' && !admin && !room.subscribers.has(occupant.bare)) {
       await removeOccupant(env, room, occupant, { codes: [321], actorNick, reason });
     } else {
+      const formerRole = occupant.role;
       occupant.role = room.roleOnEntry(occupant.bare, effective, admin);
-      await broadcastPresence(env, room, occupant, { actorNick, reason });
+      await broadcastPresence(env, room, occupant, { actorNick, reason, formerRole });
     }
   }
   await sendEvent(env, room, NODE.affiliations, x('message', { from: room.jid.bare }, x('x', { xmlns: NS_MUC_USER }, x('item', { jid: bare, affiliation }))));
@@ -88,6 +93,8 @@ export async function setAffiliation(env: MucEnv, room: Room, bare: string, affi
  */
 export async function applyOptions(env: MucEnv, room: Room, options: RoomOptions): Promise<{ destroyed: boolean }> {
   const before = room.options;
+  // A room leaving storage keeps its vCard in memory: read it while it is still there.
+  if (before.persistent && !options.persistent) await loadVcard(env, room);
   room.options = options;
   const codes = [104];
   if (!before.logging && options.logging) codes.push(170);
@@ -100,6 +107,11 @@ export async function applyOptions(env: MucEnv, room: Room, options: RoomOptions
       await removeOccupant(env, room, occupant, { codes: [322] });
     }
   }
+  // A new presence_broadcast: occupants it now shows appear to the others, those it now hides go.
+  for (const occupant of [...room.occupants.values()]) {
+    const wasShown = before.presence_broadcast.some((r) => r === occupant.role);
+    if (wasShown !== options.presence_broadcast.some((r) => r === occupant.role)) await broadcastPresence(env, room, occupant, { wasShown });
+  }
   if (before.persistent && !options.persistent) {
     await env.store.deleteRoom(room.service, room.name);
   } else if (!before.persistent && options.persistent) {
@@ -109,6 +121,7 @@ export async function applyOptions(env: MucEnv, room: Room, options: RoomOptions
   }
   await roomNotice(env, room, codes);
   await sendEvent(env, room, NODE.config, x('message', { from: room.jid.bare }, x('x', { xmlns: NS_MUC_USER }, ...codes.map((code) => x('status', { code })))));
+  await systemNotice(env, room, x('x', { xmlns: NS_MUC_USER }, ...codes.map((code) => x('status', { code }))));
   return { destroyed: !options.persistent && room.isEmpty() && !room.locked };
 }
 
@@ -118,6 +131,7 @@ export async function destroyRoom(env: MucEnv, room: Room, reason?: string, alte
     await removeOccupant(env, room, occupant, { destroy: { alternate, reason } });
   }
   await sendEvent(env, room, NODE.config, x('message', { from: room.jid.bare }, x('x', { xmlns: NS_MUC_USER }, x('destroy', { jid: alternate }, reason ? x('reason', {}, reason) : undefined))));
+  await systemNotice(env, room, x('x', { xmlns: NS_MUC_USER }, x('destroy', { jid: alternate }, reason ? x('reason', {}, reason) : undefined)));
   await env.store.deleteRoom(room.service, room.name);
 }
 
@@ -126,4 +140,6 @@ export async function shutdownRoom(env: MucEnv, room: Room): Promise<void> {
   for (const occupant of [...room.occupants.values()]) {
     await removeOccupant(env, room, occupant, { codes: [332] }).catch(() => undefined);
   }
+  await systemNotice(env, room, x('x', { xmlns: NS_MUC_USER }, x('status', { code: 332 }))).catch(() => undefined);
 }
+

@@ -23,17 +23,24 @@ export function seesJids(env: MucEnv, room: Room, receiver: Occupant): boolean {
 
 /**
  * An occupant's presence to the room. Its own sessions always hear it (with 110); the others only when
- * its role (before a removal: the role it had) is in presence_broadcast.
+ * its role (before a removal: the role it had) is in presence_broadcast. A role change across
+ * presence_broadcast (notice.formerRole), or a change of presence_broadcast itself (notice.wasShown),
+ * shows the others the occupant arriving (voice granted to a hidden visitor) or leaving (its role is now
+ * hidden: unavailable with role none, as ejabberd does for a role change).
  */
 export async function broadcastPresence(env: MucEnv, room: Room, occupant: Occupant, notice: PresenceNotice, sessionFull?: string): Promise<void> {
   const affiliation = shownAffiliation(env, room, occupant.bare);
+  const shown = (role: string) => room.options.presence_broadcast.some((r) => r === role);
   // A leaving occupant keeps its role until told: others hear of it when they heard of its arrival.
-  const broadcast = room.options.presence_broadcast.some((r) => r === occupant.role);
+  const now = shown(occupant.role);
+  const before = notice.wasShown ?? (notice.formerRole !== undefined ? shown(notice.formerRole) : now);
+  const broadcast = now || before;
+  const toOthers: PresenceNotice = !now && before && !notice.unavailable ? { ...notice, unavailable: true, role: 'none' } : notice;
   for (const receiver of [...room.occupants.values()]) {
     const self = receiver === occupant;
     if (!self && !broadcast) continue;
     for (const session of receiver.sessions.values()) {
-      await env.send(occupantPresence(room.jid.bare, occupant, sessionFull, affiliation, { full: session.jid.full, self, seesJids: self || seesJids(env, room, receiver) }, notice));
+      await env.send(occupantPresence(room.jid.bare, occupant, sessionFull, affiliation, { full: session.jid.full, self, seesJids: self || seesJids(env, room, receiver) }, self ? notice : toOthers));
     }
   }
   // The leaving occupant is no longer in the map: it hears its own removal here.
@@ -43,7 +50,7 @@ export async function broadcastPresence(env: MucEnv, room: Room, occupant: Occup
     }
   }
   if (broadcast) {
-    const event = occupantPresence(room.jid.bare, occupant, sessionFull, affiliation, { full: '', self: false, seesJids: !room.options.anonymous }, notice);
+    const event = occupantPresence(room.jid.bare, occupant, sessionFull, affiliation, { full: '', self: false, seesJids: !room.options.anonymous }, toOthers);
     delete event.attrs.to;
     await sendEvent(env, room, NODE.presence, event);
   }

@@ -7,6 +7,7 @@ import { StanzaError, x, type Jid, type XmlElement } from '@service/plugin-api';
 import { formField } from './config-form.js';
 import { NS_DATA, NS_DISCO_INFO, NS_DISCO_ITEMS, NS_MUC, NS_MUC_ROOMINFO, NS_MUCSUB, NS_REGISTER } from './ns.js';
 import type { Room } from './room.js';
+import { NS_VCARD } from './vcard.js';
 
 export function serviceInfo(query: XmlElement): XmlElement {
   if (query.attr('node') !== undefined) throw new StanzaError('item-not-found', 'no such node');
@@ -44,6 +45,8 @@ export function roomInfo(room: Room, registeredNick: string | undefined, query: 
     o.anonymous ? 'muc_semianonymous' : 'muc_nonanonymous',
     o.password_protected ? 'muc_passwordprotected' : 'muc_unsecured',
     ...(o.allow_subscription ? [NS_MUCSUB] : []),
+    // The room's own vCard (vcard.ts).
+    NS_VCARD,
   ];
   return x(
     'query',

@@ -1,7 +1,8 @@
 /**
  * Where a stanza to the conference domain goes: to the service itself (disco, nick registration, the
  * account's MUC/Sub subscriptions), to a room (groupchat, invitations, voice requests, muc#admin,
- * muc#owner, MUC/Sub, disco) or to an occupant (presence: join, change, leave; private messages). Each
+ * muc#owner, MUC/Sub, disco, the room's vCard) or to an occupant (presence: join, change, leave; private
+ * messages); errors bounced by an occupant's client go to ghosts.ts, which may remove that occupant. Each
  * stanza for a room runs under that room's lock; a handler's StanzaError is answered, anything else is
  * logged and answered with internal-server-error, so that no stanza can take the server down.
  */
@@ -16,11 +17,13 @@ import { handleGroupchat, handlePrivateMessage, handleVoiceRequest, voiceApprova
 import { subscriptionsElement } from './mucsub.js';
 import { registerGet, registerSet } from './nick-registration.js';
 import { formValue } from './config-form.js';
+import { handleErrorFromOccupant } from './ghosts.js';
 import { NS_DATA, NS_DISCO_INFO, NS_DISCO_ITEMS, NS_MUC_ADMIN, NS_MUC_OWNER, NS_MUC_REQUEST, NS_MUC_USER, NS_MUCSUB, NS_REGISTER } from './ns.js';
 import { ownerGet, ownerSet } from './owner-iq.js';
 import type { RoomRegistry } from './registry.js';
 import type { Room } from './room.js';
 import { roomSubscriptionsIq, subscribeIq, unsubscribeIq } from './subscriptions.js';
+import { NS_VCARD, vcardGet, vcardSet } from './vcard.js';
 
 export async function dispatchStanza(registry: RoomRegistry, stanza: XmlElement, from: Jid, to: Jid): Promise<void> {
   try {
@@ -93,6 +96,7 @@ async function toRoom(registry: RoomRegistry, room: Room | undefined, stanza: Xm
   const env = registry.env;
   const type = stanza.attr('type');
   if (stanza.name === 'presence') {
+    if (type === 'error' && room) return expelOnError(registry, room, stanza, from, false);
     if (type !== 'error' && type !== 'unavailable') throw new StanzaError('jid-malformed', 'join a room as room@service/nick');
     return;
   }
@@ -101,7 +105,7 @@ async function toRoom(registry: RoomRegistry, room: Room | undefined, stanza: Xm
     throw new StanzaError('item-not-found', `there is no room ${stanza.attr('to') ?? ''}`);
   }
   if (stanza.name === 'message') {
-    if (type === 'error') return;
+    if (type === 'error') return expelOnError(registry, room, stanza, from, false);
     if (type === 'groupchat') return handleGroupchat(env, room, stanza, from);
     const mucUser = stanza.getChild('x', NS_MUC_USER);
     if (mucUser) return handleMucUserMessage(env, room, stanza, from, mucUser);
@@ -141,7 +145,20 @@ async function toRoom(registry: RoomRegistry, room: Room | undefined, stanza: Xm
     return registry.dropIfDone(room);
   }
   if (type === 'get' && payload.is('subscriptions', NS_MUCSUB)) return reply(registry, stanza, roomSubscriptionsIq(env, room, from));
+  if (payload.is('vCard', NS_VCARD)) {
+    if (type === 'get') return reply(registry, stanza, await vcardGet(env, room));
+    await vcardSet(env, room, from, payload);
+    return reply(registry, stanza);
+  }
+  // §7.10 registration with a room: ejabberd's rooms do not offer it (nicks are registered with the
+  // service), and answer service-unavailable with this text; so do we.
+  if (payload.is('query', NS_REGISTER)) throw new StanzaError('service-unavailable', 'The feature requested is not supported by the conference');
   throw new StanzaError('service-unavailable');
+}
+
+/** An error bounced by an occupant's client: the room may remove that session (ghosts.ts). */
+async function expelOnError(registry: RoomRegistry, room: Room, stanza: XmlElement, from: Jid, toOccupant: boolean): Promise<void> {
+  if (await handleErrorFromOccupant(registry.env, room, stanza, from, toOccupant)) registry.dropIfDone(room);
 }
 
 async function approveVoice(registry: RoomRegistry, room: Room, from: Jid, approval: { nick: string; allow: boolean }): Promise<void> {
@@ -155,6 +172,10 @@ async function approveVoice(registry: RoomRegistry, room: Room, from: Jid, appro
 
 async function toOccupant(registry: RoomRegistry, room: Room | undefined, stanza: XmlElement, from: Jid, name: string, service: string, nick: string): Promise<void> {
   const env = registry.env;
+  if (stanza.name === 'presence' && stanza.attr('type') === 'error') {
+    if (room) await expelOnError(registry, room, stanza, from, true);
+    return;
+  }
   if (stanza.name === 'presence') {
     const after = await handleOccupantPresence(env, room, stanza, from, nick, {
       createRoom: () => {
@@ -174,7 +195,10 @@ async function toOccupant(registry: RoomRegistry, room: Room | undefined, stanza
     if (stanza.attr('type') === 'error' || stanza.attr('type') === 'result') return;
     throw new StanzaError('item-not-found', `there is no room ${name}@${service}`);
   }
-  if (stanza.name === 'message') return handlePrivateMessage(env, room, stanza, from, nick);
+  if (stanza.name === 'message') {
+    if (stanza.attr('type') === 'error') return expelOnError(registry, room, stanza, from, true);
+    return handlePrivateMessage(env, room, stanza, from, nick);
+  }
   const type = stanza.attr('type');
   if (type === 'get' || type === 'set') return relayIqRequest(env, room, stanza, from, nick);
   if (type === 'result' || type === 'error') return relayIqAnswer(env, room, stanza, from);

@@ -1,17 +1,21 @@
 /**
  * Presence to room@service/nick (XEP-0045 §7.2-§7.7, §7.14): entering (with the checks in the XEP's
  * order: lock, ban, members-only, password, nick conflict, capacity), further sessions of the same
- * account under its nick, presence updates, nick changes (303) and leaving. Room creation on a first join
- * (201, locked until configured) is asked of the caller, which owns the registry of rooms.
+ * account under its nick, presence updates, nick changes (303) and leaving. The nick is the one the
+ * service enforces (nick.ts); when that differs from what the user asked, its own presence says 210.
+ * Room creation on a first join (201, locked until configured) is asked of the caller, which owns the
+ * registry of rooms.
  */
 import { StanzaError, x, type Jid, type XmlElement } from '@service/plugin-api';
 import { broadcastPresence, seesJids, shownAffiliation } from './broadcast.js';
 import type { MucEnv } from './context.js';
 import { historyRequestOf } from './history.js';
+import { enforceNick, requestedNick } from './nick.js';
 import { NS_MUC } from './ns.js';
 import type { Occupant } from './occupants.js';
 import { occupantPresence } from './presence.js';
 import type { Room } from './room.js';
+import { sendRoomAvatar } from './vcard.js';
 
 export interface JoinPorts {
   /** A new room for this join, owned by the joiner, locked; undefined when the joiner may not create rooms. */
@@ -23,23 +27,31 @@ export interface JoinPorts {
 }
 
 /** Handles a presence to an occupant JID; resolves with the room after it (undefined when none exists). */
-export async function handleOccupantPresence(env: MucEnv, room: Room | undefined, stanza: XmlElement, from: Jid, nick: string, ports: JoinPorts): Promise<Room | undefined> {
+export async function handleOccupantPresence(env: MucEnv, room: Room | undefined, stanza: XmlElement, from: Jid, routedNick: string, ports: JoinPorts): Promise<Room | undefined> {
   const type = stanza.attr('type');
-  if (type === 'unavailable' || type === 'error') {
+  if (type === 'unavailable') {
     if (room) await leave(env, room, from, stanza);
     return room;
   }
   if (type !== undefined) return room;
+  // §7.2.9: the service enforces the nick (nick.ts); when that changes what the user asked, it says 210.
+  const asked = requestedNick(stanza.attr('to')) ?? routedNick;
+  const nick = enforceNick(asked);
+  if (nick === undefined) {
+    await env.bounce(stanza, new StanzaError('jid-malformed', `'${asked}' is not a valid nickname`));
+    return room;
+  }
+  const modified = nick !== asked;
   const occupant = room?.occupantBySession(from.full);
   if (room && occupant) {
     if (occupant.nick === nick) await updatePresence(env, room, occupant, from, stanza);
-    else await changeNick(env, room, occupant, from, nick, stanza, ports);
+    else await changeNick(env, room, occupant, from, nick, modified, stanza, ports);
     return room;
   }
-  return join(env, room, stanza, from, nick, ports);
+  return join(env, room, stanza, from, nick, modified, ports);
 }
 
-async function join(env: MucEnv, existing: Room | undefined, stanza: XmlElement, from: Jid, nick: string, ports: JoinPorts): Promise<Room | undefined> {
+async function join(env: MucEnv, existing: Room | undefined, stanza: XmlElement, from: Jid, nick: string, modified: boolean, ports: JoinPorts): Promise<Room | undefined> {
   const bare = from.bare;
   let room = existing;
   let created = false;
@@ -84,10 +96,13 @@ async function join(env: MucEnv, existing: Room | undefined, stanza: XmlElement,
 
   const occupant: Occupant = holder ?? { nick, bare, role, sessions: new Map() };
   occupant.sessions.set(from.full, { jid: from, presence: visiblePresence(room, role, stanza) });
-  room.occupants.set(nick, occupant);
+  // A further session of the account joins the occupant under its nick, whatever case it asked in.
+  room.occupants.set(occupant.nick, occupant);
   room.lastActivity = env.now();
 
-  // §7.2.3: the others' presence first, then its own (to everyone), then history, then the subject.
+  // §7.2.3: the others' presence first, then its own (to everyone), then history, then the subject. The
+  // room's own presence (its avatar's hash, XEP-0153) comes before them all, as ejabberd sends it.
+  await sendRoomAvatar(env, room, from.full);
   for (const other of room.occupants.values()) {
     if (other === occupant) continue;
     if (!room.options.presence_broadcast.some((r) => r === other.role)) continue;
@@ -97,6 +112,7 @@ async function join(env: MucEnv, existing: Room | undefined, stanza: XmlElement,
   if (!room.options.anonymous) selfCodes.push(100);
   if (room.options.logging) selfCodes.push(170);
   if (created) selfCodes.push(201);
+  if (modified || occupant.nick !== nick) selfCodes.push(210);
   await broadcastPresence(env, room, occupant, { selfCodes }, from.full);
   for (const message of room.history.select(historyRequestOf(muc?.getChild('history')), env.now())) {
     message.setAttr('to', from.full);
@@ -113,7 +129,7 @@ async function updatePresence(env: MucEnv, room: Room, occupant: Occupant, from:
   await broadcastPresence(env, room, occupant, {}, from.full);
 }
 
-async function changeNick(env: MucEnv, room: Room, occupant: Occupant, from: Jid, nick: string, stanza: XmlElement, ports: JoinPorts): Promise<void> {
+async function changeNick(env: MucEnv, room: Room, occupant: Occupant, from: Jid, nick: string, modified: boolean, stanza: XmlElement, ports: JoinPorts): Promise<void> {
   if (occupant.role === 'visitor' && !room.options.allow_visitor_nickchange) {
     await env.bounce(stanza, new StanzaError('not-acceptable', 'visitors may not change their nickname in this room'));
     return;
@@ -135,7 +151,7 @@ async function changeNick(env: MucEnv, room: Room, occupant: Occupant, from: Jid
   room.occupants.set(nick, occupant);
   const session = occupant.sessions.get(from.full);
   if (session) session.presence = visiblePresence(room, occupant.role, stanza);
-  await broadcastPresence(env, room, occupant, {}, from.full);
+  await broadcastPresence(env, room, occupant, { selfCodes: modified ? [210] : [] }, from.full);
 }
 
 async function leave(env: MucEnv, room: Room, from: Jid, stanza: XmlElement): Promise<void> {

@@ -1,7 +1,9 @@
 /**
  * mod_muc's tables (prefixed muc_): persistent rooms with their options as JSON, their affiliations and
  * MUC/Sub subscriptions, the nicks registered on each service (XEP-0045 §7.10), and the history of
- * persistent rooms, so that a restart keeps what the room showed and when it was last active.
+ * persistent rooms, so that a restart keeps what the room showed and when it was last active; and the
+ * rooms' own vCards (002, added after 001 shipped: a migration of its own, so that existing databases get
+ * the table too).
  */
 import { binaryCollation, type Migration } from '@service/plugin-api';
 
@@ -10,6 +12,7 @@ export const AFFILIATIONS_TABLE = 'muc_affiliations';
 export const SUBSCRIPTIONS_TABLE = 'muc_subscriptions';
 export const REGISTERED_TABLE = 'muc_registered';
 export const HISTORY_TABLE = 'muc_history';
+export const VCARDS_TABLE = 'muc_room_vcards';
 
 export const MUC_MIGRATIONS: readonly Migration[] = [
   {
@@ -65,5 +68,17 @@ export const MUC_MIGRATIONS: readonly Migration[] = [
           table.text('xml', 'mediumtext').notNullable();
           table.index(['service', 'room', 'id'], 'muc_history_room');
         }),
+  },
+  {
+    id: '002_muc_room_vcards',
+    up: (knex) =>
+      knex.schema.createTable(VCARDS_TABLE, (table) => {
+        binaryCollation(knex, table);
+        table.string('service', 191).notNullable();
+        table.string('room', 191).notNullable();
+        // The vCard as stored XML; mediumtext on MySQL, whose text stops at 64 KiB (a photo is inside).
+        table.text('xml', 'mediumtext').notNullable();
+        table.primary(['service', 'room']);
+      }),
   },
 ];

@@ -1,7 +1,8 @@
 /**
  * ejabberd's MUC/Sub (urn:xmpp:mucsub:0): subscribing to a room's events without joining it, the
  * subscriptions queries, and the delivery of events — a room's messages, presence, subject, affiliation
- * and configuration changes — wrapped in a pubsub event message to the subscribers that are not occupants.
+ * and configuration changes, room-level system notices — wrapped in a pubsub event message to the
+ * subscribers that are not occupants.
  */
 import { Jid, StanzaError, x, type XmlElement } from '@service/plugin-api';
 import type { MucEnv } from './context.js';
@@ -39,6 +40,16 @@ export async function sendEvent(env: MucEnv, room: Room, node: MucSubNode, paylo
       ),
     );
   }
+}
+
+/**
+ * A room-level notice to the subscribers of the system node (urn:xmpp:mucsub:nodes:system): the room's
+ * configuration status codes (104, 170-173), its destruction, its going away at shutdown (332). Occupants
+ * get these as room messages or presences already; a subscriber that is not joined gets them here, as a
+ * groupchat message from the room's bare JID carrying the muc#user payload.
+ */
+export async function systemNotice(env: MucEnv, room: Room, payload: XmlElement): Promise<void> {
+  await sendEvent(env, room, NODE.system, x('message', { from: room.jid.bare, type: 'groupchat' }, payload));
 }
 
 /** The nodes a subscribe request names, each known one once; bad-request when none is known. */

@@ -3,10 +3,11 @@
  * muc#register_roomnick (filled with the account's nick when it has one), its submission, and <remove/>.
  * A registered nick is reserved: another account cannot enter a room of the service with it.
  */
-import { Jid, StanzaError, x, type XmlElement } from '@service/plugin-api';
+import { StanzaError, x, type Jid, type XmlElement } from '@service/plugin-api';
 import { formField, formValue } from './config-form.js';
 import type { MucEnv } from './context.js';
 import { NS_DATA, NS_MUC_REGISTER, NS_REGISTER } from './ns.js';
+import { enforceNick } from './nick.js';
 import { NickTaken } from './store.js';
 
 export async function registerGet(env: MucEnv, service: string, from: Jid): Promise<XmlElement> {
@@ -39,8 +40,7 @@ export async function registerSet(env: MucEnv, service: string, from: Jid, query
   }
 }
 
-/** A nick as a resource of the room's JID (resourceprep), or undefined when it cannot be one. */
+/** A nick as rooms enforce it (nick.ts), so that a registered nick is the one its owner enters with. */
 export function prepareNick(nick: string): string | undefined {
-  const jid = Jid.tryParse(`room@example.org/${nick}`);
-  return jid?.resource;
+  return enforceNick(nick);
 }

@@ -22,6 +22,13 @@ export interface PresenceNotice {
   readonly destroy?: { readonly alternate?: string; readonly reason?: string };
   /** The role to show (defaults to the occupant's; 'none' for removals). */
   readonly role?: Role;
+  /**
+   * The role the occupant had before this change, for a role change: presence_broadcast may hide one of
+   * the two roles, and then the others see the occupant arrive or go (broadcast.ts).
+   */
+  readonly formerRole?: Role;
+  /** Whether the others were shown the occupant before this change (presence_broadcast itself changed). */
+  readonly wasShown?: boolean;
 }
 
 export interface Receiver {

@@ -1,10 +1,11 @@
 /**
- * One room's state: options, affiliations, occupants by nick, MUC/Sub subscribers, history, subject, and
- * whether it is still locked awaiting its owner's configuration (XEP-0045 §10.1). Plain state with the
- * lookups every handler needs; what changes it and who is told lives in the handlers (MucRooms).
+ * One room's state: options, affiliations, occupants by nick, MUC/Sub subscribers, history, subject, its
+ * own vCard, and whether it is still locked awaiting its owner's configuration (XEP-0045 §10.1). Plain
+ * state with the lookups every handler needs; what changes it and who is told lives in the handlers (MucRooms).
  */
 import { Jid } from '@service/plugin-api';
 import { RoomHistory } from './history.js';
+import { nickKey } from './nick.js';
 import { defaultRole, type Occupant } from './occupants.js';
 import type { Affiliation, AffiliationEntry, RoomOptions, SubscriberInfo } from './types.js';
 
@@ -18,6 +19,11 @@ export class Room {
   readonly history: RoomHistory;
   subject = '';
   subjectNick = '';
+  /**
+   * The room's vCard (vcard-temp, as stored) and its photo hash (XEP-0153): undefined until read from
+   * storage (a persistent room loads it on first use), null when the room has none.
+   */
+  vcard: { xml: string; photoHash: string } | null | undefined;
   /** A room created by a join stays locked (item-not-found to others) until its owner configures it. */
   locked = false;
   lastActivity: number;
@@ -58,9 +64,16 @@ export class Room {
     return [...this.occupants.values()].filter((o) => o.bare === bare);
   }
 
-  /** The nick of a case-insensitively equal nick in the room, if any (nicks compare as resourceprep'd). */
+  /**
+   * The occupant whose nick equals `nick` as nicks compare (RFC 7700: enforced and case-folded, see
+   * nick.ts); the exact nick first, as almost every lookup is one.
+   */
   occupantByNick(nick: string): Occupant | undefined {
-    return this.occupants.get(nick);
+    const exact = this.occupants.get(nick);
+    if (exact) return exact;
+    const key = nickKey(nick);
+    for (const occupant of this.occupants.values()) if (nickKey(occupant.nick) === key) return occupant;
+    return undefined;
   }
 
   sessionCount(): number {

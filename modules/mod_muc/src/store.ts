@@ -1,10 +1,10 @@
 /**
  * Persistent rooms in SQL: what a persistent room is made of (options, subject, affiliations, MUC/Sub
- * subscriptions, history, timestamps), written as it changes and read back when the room is first needed
+ * subscriptions, history, timestamps, its own vCard), written as it changes and read back when the room is first needed
  * after a start; and the nicks registered on each service. Temporary rooms never reach it.
  */
 import { fromStoredXml, isUniqueViolation, toStoredXml, type Knex, type XmlElement } from '@service/plugin-api';
-import { AFFILIATIONS_TABLE, HISTORY_TABLE, REGISTERED_TABLE, ROOMS_TABLE, SUBSCRIPTIONS_TABLE } from './migrations.js';
+import { AFFILIATIONS_TABLE, HISTORY_TABLE, REGISTERED_TABLE, ROOMS_TABLE, SUBSCRIPTIONS_TABLE, VCARDS_TABLE } from './migrations.js';
 import type { AffiliationEntry, SubscriberInfo } from './types.js';
 
 export interface StoredRoomRow {
@@ -87,7 +87,13 @@ export class MucStore {
   }
 
   /** Replaces everything stored of a room (when it becomes persistent). */
-  async saveAll(room: StoredRoomRow, affiliations: readonly AffiliationEntry[], subscribers: readonly SubscriberInfo[], history: ReadonlyArray<{ timestamp: number; message: XmlElement }>): Promise<void> {
+  async saveAll(
+    room: StoredRoomRow,
+    affiliations: readonly AffiliationEntry[],
+    subscribers: readonly SubscriberInfo[],
+    history: ReadonlyArray<{ timestamp: number; message: XmlElement }>,
+    vcard?: string,
+  ): Promise<void> {
     await this.db.transaction(async (trx) => {
       const scoped = new MucStore(trx);
       await scoped.deleteRoom(room.service, room.name);
@@ -95,6 +101,7 @@ export class MucStore {
       for (const a of affiliations) await scoped.setAffiliation(room.service, room.name, a);
       for (const s of subscribers) await scoped.setSubscription(room.service, room.name, s);
       for (const h of history) await scoped.addHistory(room.service, room.name, h.timestamp, h.message, 0);
+      if (vcard !== undefined) await scoped.setRoomVcard(room.service, room.name, vcard);
     });
   }
 
@@ -103,6 +110,21 @@ export class MucStore {
     await this.db(AFFILIATIONS_TABLE).where({ service, room: name }).delete();
     await this.db(SUBSCRIPTIONS_TABLE).where({ service, room: name }).delete();
     await this.db(HISTORY_TABLE).where({ service, room: name }).delete();
+    await this.db(VCARDS_TABLE).where({ service, room: name }).delete();
+  }
+
+  /** A room's own vCard (stored XML), if it has one. */
+  async roomVcard(service: string, room: string): Promise<string | undefined> {
+    const row = await this.db(VCARDS_TABLE).where({ service, room }).first('xml');
+    return (row as { xml: string } | undefined)?.xml;
+  }
+
+  async setRoomVcard(service: string, room: string, xml: string): Promise<void> {
+    await this.db(VCARDS_TABLE).insert({ service, room, xml }).onConflict(['service', 'room']).merge();
+  }
+
+  async removeRoomVcard(service: string, room: string): Promise<void> {
+    await this.db(VCARDS_TABLE).where({ service, room }).delete();
   }
 
   async setAffiliation(service: string, room: string, entry: AffiliationEntry): Promise<void> {

@@ -7,6 +7,7 @@ import { Jid, StanzaError, x, type XmlElement } from '@service/plugin-api';
 import { actorOf } from './admin-iq.js';
 import type { MucEnv } from './context.js';
 import { NODE, requestedNodes, sendEvent, subscribeTarget, subscriptionsElement } from './mucsub.js';
+import { enforceNick, nickKey } from './nick.js';
 import { NS_MUCSUB } from './ns.js';
 import type { Room } from './room.js';
 import type { SubscriberInfo } from './types.js';
@@ -26,7 +27,8 @@ export async function addSubscriber(env: MucEnv, room: Room, subscriber: Subscri
   const holder = room.occupantByNick(subscriber.nick);
   if (holder && holder.bare !== subscriber.jid) throw new StanzaError('conflict', 'that nickname is in use in this room');
   for (const other of room.subscribers.values()) {
-    if (other.jid !== subscriber.jid && other.nick === subscriber.nick) throw new StanzaError('conflict', 'that nickname is used by another subscriber');
+    // Nicks compare as rooms compare them (nick.ts): case-folded.
+    if (other.jid !== subscriber.jid && nickKey(other.nick) === nickKey(subscriber.nick)) throw new StanzaError('conflict', 'that nickname is used by another subscriber');
   }
   const owner = await env.store.nickOwner(room.service, subscriber.nick);
   if (owner !== undefined && owner !== subscriber.jid) throw new StanzaError('conflict', 'that nickname is registered by another person');
@@ -51,7 +53,7 @@ export async function subscribeIq(env: MucEnv, room: Room, from: Jid, subscribe:
   const forOther = target.bare !== from.bare;
   if (forOther && actorOf(env, room, from).role !== 'moderator') throw new StanzaError('forbidden', 'only moderators subscribe others');
   const nickText = subscribe.attr('nick');
-  const nick = nickText !== undefined ? Jid.tryParse(`${room.jid.bare}/${nickText}`)?.resource : undefined;
+  const nick = nickText !== undefined ? enforceNick(nickText) : undefined;
   if (nickText === undefined || nickText === '') throw new StanzaError('bad-request', 'a subscription needs a nick');
   if (nick === undefined) throw new StanzaError('jid-malformed', `'${nickText}' is not a valid nickname`);
   const nodes = requestedNodes(subscribe);
