@@ -1,7 +1,8 @@
 /**
  * Persistent rooms on each database (SQLite, MariaDB, PostgreSQL; TEST_DATABASES narrows): a configured
  * persistent room keeps its options, affiliations, subject, history, MUC/Sub subscribers, its vCard and the
- * service's registered nicks across a server restart, while a temporary room is gone.
+ * service's registered nicks across a server restart, while a temporary room is gone; a persistent room
+ * nobody is in rests out of memory and comes back from storage.
  */
 import { expect } from 'chai';
 import { testDatabases } from '../support/databases.js';
@@ -18,7 +19,10 @@ for (const database of testDatabases()) {
 
     before(async () => {
       const settings = await database.settings('/tmp');
-      t = await TestServer.start(mucConfig({}, serverSqlConfig(settings)));
+      const config = mucConfig({}, serverSqlConfig(settings));
+      // The admin commands act on resting rooms too.
+      (config.modules as Record<string, unknown>).mod_muc_admin = {};
+      t = await TestServer.start(config);
       await t.bootstrapAdmin();
       for (const name of ['alice', 'bob', 'carol']) await t.server.services.accounts.register(name, 'localhost', `${name}-pw`);
     });
@@ -88,6 +92,54 @@ for (const database of testDatabases()) {
       await configure(alice2, 'kept', { 'muc#roomconfig_persistentroom': '0' });
       const error = await alice2.iqCaller.request(xml('iq', { type: 'get', to: `kept@${SERVICE}` }, xml('query', { xmlns: NS_MUC_OWNER }))).catch((e: { condition?: string }) => e);
       expect((error as { condition?: string }).condition).to.equal('item-not-found');
+    });
+
+    it('lets a persistent room nobody is in rest out of memory: listings read it from storage, and it comes back with what was stored', async () => {
+      const ok = async (command: string, args: Record<string, unknown>) => {
+        const res = await t.api(command, args, { basic: ADMIN });
+        expect(res.status, `${command}: ${res.text}`).to.equal(200);
+        return JSON.parse(res.text) as any;
+      };
+      for (let i = 1; i <= 3; i++) {
+        const options = [
+          { name: 'persistent', value: 'true' },
+          { name: 'public', value: i === 3 ? 'false' : 'true' },
+          { name: 'title', value: `Resting ${i}` },
+        ];
+        expect(await ok('create_room_with_opts', { room: `rest${i}`, service: SERVICE, host: 'localhost', options })).to.equal(0);
+      }
+      // Nobody is in them: they rest, and their options live in storage only. A change made there (as
+      // another node or a restore would) is what the room has when it is needed next.
+      await t.server.services.storage.db()('muc_rooms').where({ service: SERVICE, name: 'rest2' }).update({ options: JSON.stringify({ persistent: true, public: true, title: 'Changed in storage' }) });
+      const listed = (await ok('muc_online_rooms', { service: SERVICE })) as string[];
+      expect(listed).to.include.members([`rest1@${SERVICE}`, `rest2@${SERVICE}`, `rest3@${SERVICE}`]);
+      expect(await ok('get_room_options', { room: 'rest2', service: SERVICE })).to.deep.include({ name: 'title', value: 'Changed in storage' });
+      // disco#items lists the public ones, titled, without bringing them back.
+      const alice = await user(t, 'alice');
+      clients.push(alice);
+      const items = await alice.iqCaller.request(xml('iq', { type: 'get', to: SERVICE }, xml('query', { xmlns: 'http://jabber.org/protocol/disco#items' })));
+      const found = items.getChild('query')!.getChildren('item').map((item) => [item.attrs.jid, item.attrs.name]);
+      expect(found).to.deep.include.members([
+        [`rest1@${SERVICE}`, 'Resting 1'],
+        [`rest2@${SERVICE}`, 'Changed in storage'],
+      ]);
+      expect(found.map(([jid]) => jid)).to.not.include(`rest3@${SERVICE}`);
+      // A room comes back for a join with its history, and rests again once its last occupant has left.
+      await join(alice, 'rest1', 'Alice');
+      const echo = next(alice, (s) => s.getChildText('body') === 'before resting');
+      await alice.send(groupchat('rest1', 'before resting'));
+      await echo;
+      const left = next(alice, (s) => s.is('presence') && s.attrs.type === 'unavailable' && s.attrs.from === `rest1@${SERVICE}/Alice`);
+      await alice.send(xml('presence', { to: `rest1@${SERVICE}/Alice`, type: 'unavailable' }));
+      await left;
+      const empty = ((await ok('rooms_empty_list', { service: SERVICE })) as string[]);
+      expect(empty, 'a resting room with history is not empty').to.not.include(`rest1@${SERVICE}`);
+      expect(empty).to.include(`rest3@${SERVICE}`);
+      const history = (await ok('get_room_history', { room: 'rest1', service: SERVICE })) as Array<{ message: string }>;
+      expect(history.map((h) => h.message).join()).to.contain('before resting');
+      const replayed = next(alice, (s) => s.getChildText('body') === 'before resting' && s.getChild('delay', 'urn:xmpp:delay') !== undefined);
+      await join(alice, 'rest1', 'Alice', { history: { maxstanzas: '5' } });
+      await replayed;
     });
   });
 }

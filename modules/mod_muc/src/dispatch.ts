@@ -75,8 +75,8 @@ async function toService(registry: RoomRegistry, stanza: XmlElement, from: Jid, 
   if (type === 'get' && payload.is('query', NS_DISCO_INFO)) return reply(registry, stanza, serviceInfo(payload));
   if (type === 'get' && payload.is('query', NS_DISCO_ITEMS)) {
     if (payload.attr('node') !== undefined) throw new StanzaError('item-not-found', 'no such node');
-    const rooms = (await registry.all(service)).filter((r) => r.options.public && !r.locked).sort((a, b) => a.name.localeCompare(b.name));
-    return reply(registry, stanza, serviceItems(rooms.map((r) => ({ jid: r.jid.bare, name: r.options.title || r.name })), env.settings.maxRoomsDiscoItems));
+    const rooms = (await registry.summaries(service, { unlockedOnly: true })).filter((r) => r.public).sort((a, b) => a.room.localeCompare(b.room));
+    return reply(registry, stanza, serviceItems(rooms.map((r) => ({ jid: r.jid, name: r.title || r.room })), env.settings.maxRoomsDiscoItems));
   }
   if (payload.is('query', NS_REGISTER)) {
     if (type === 'get') return reply(registry, stanza, await registerGet(env, service, from));

@@ -1,7 +1,8 @@
 /**
  * The live rooms of every service, by room@service: found in memory or loaded from storage on first use,
- * created, dropped when a temporary room empties, and summarized for listings. Every change of a room
- * runs under that room's lock, so that stanzas and MucApi calls for one room never interleave.
+ * created, dropped when a temporary room empties, put to rest (out of memory) when a persistent room has
+ * nobody in it, and summarized for listings (resting rooms from storage). Every change of a room runs
+ * under that room's lock, so that stanzas and MucApi calls for one room never interleave.
  */
 import { KeyedLock } from '@service/plugin-api';
 import type { MucEnv } from './context.js';
@@ -29,9 +30,25 @@ export class RoomRegistry {
     private readonly placement: RoomPlacement = ALONE,
   ) {}
 
-  /** Runs `task` alone for the room (whether it exists or not). */
+  /**
+   * Runs `task` alone for the room (whether it exists or not). Then a persistent room with nobody in it
+   * rests: it leaves memory, its state being stored, until a stanza or a call needs it again (as ejabberd
+   * hibernates idle rooms). A server keeps thousands of such rooms at the cost of their rows.
+   */
   withRoom<T>(name: string, service: string, task: () => Promise<T>): Promise<T> {
-    return this.#lock.run(`${name}@${service}`, task);
+    const key = `${name}@${service}`;
+    return this.#lock.run(key, async () => {
+      try {
+        return await task();
+      } finally {
+        this.#restIfIdle(key);
+      }
+    });
+  }
+
+  #restIfIdle(key: string): void {
+    const room = this.#rooms.get(key);
+    if (room && room.options.persistent && !room.locked && room.isEmpty()) this.#rooms.delete(key);
   }
 
   isService(service: string): boolean {
@@ -80,14 +97,39 @@ export class RoomRegistry {
     return [...this.#rooms.values()];
   }
 
-  /** Every room of a service (or of all) this node holds, stored ones loaded (in a cluster: those it holds or takes now). */
-  async all(service?: string): Promise<Room[]> {
-    const stored = await this.env.store.rooms(service);
-    for (const row of stored) {
-      const bare = `${row.name}@${row.service}`;
-      if (!this.#rooms.has(bare) && (await this.placement.holds(bare))) await this.withRoom(row.name, row.service, () => this.get(row.name, row.service));
+  /**
+   * What listings show of every room of a service (or of all) this node holds: live rooms as they are
+   * (locked ones left out with `unlockedOnly`), resting ones from storage (in a cluster: those this node
+   * holds or takes now), by room@service.
+   */
+  async summaries(service?: string, options: { unlockedOnly?: boolean } = {}): Promise<RoomSummary[]> {
+    const out = new Map<string, RoomSummary>();
+    for (const room of this.live()) {
+      if ((service === undefined || room.service === service) && !(options.unlockedOnly && room.locked)) out.set(room.jid.bare, summaryOf(room));
     }
-    return this.live().filter((r) => service === undefined || r.service === service);
+    const stored = await this.env.store.rooms(service);
+    const resting = stored.filter((row) => !this.#rooms.has(`${row.name}@${row.service}`));
+    if (resting.length === 0) return [...out.values()];
+    const counts = await this.env.store.historyCounts(service);
+    for (const row of resting) {
+      const bare = `${row.name}@${row.service}`;
+      // Live meanwhile (a join while storage answered), or another node's: not this node's to list.
+      if (out.has(bare) || this.#rooms.has(bare) || !(await this.placement.holds(bare))) continue;
+      const roomOptions = optionsFromStored(row.options, this.env.settings.defaultRoomOptions);
+      out.set(bare, {
+        jid: bare,
+        room: row.name,
+        service: row.service,
+        title: roomOptions.title,
+        public: roomOptions.public,
+        persistent: true,
+        occupants: 0,
+        historySize: Math.min(counts.get(bare) ?? 0, this.env.settings.historySize),
+        lastActivity: row.lastActivity,
+        createdAt: row.createdAt,
+      });
+    }
+    return [...out.values()];
   }
 
   conferencesOf(bare: string): number {
@@ -100,6 +142,7 @@ export function summaryOf(room: Room): RoomSummary {
     jid: room.jid.bare,
     room: room.name,
     service: room.service,
+    title: room.options.title,
     public: room.options.public,
     persistent: room.options.persistent,
     occupants: room.occupants.size,

@@ -36,7 +36,7 @@ export class MucService implements MucApi {
 
   async rooms(service?: string): Promise<RoomSummary[]> {
     const svc = service === undefined ? undefined : this.#service(service);
-    return (await this.registry.all(svc)).map(summaryOf);
+    return this.registry.summaries(svc);
   }
 
   async room(room: string, service: string): Promise<RoomSummary | undefined> {

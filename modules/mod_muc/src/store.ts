@@ -44,6 +44,14 @@ export class MucStore {
     return (await query).map(rowOf);
   }
 
+  /** How many history messages each stored room of a service (or of all) has, by room@service. */
+  async historyCounts(service?: string): Promise<Map<string, number>> {
+    const query = this.db(HISTORY_TABLE).select('service', 'room').count({ n: '*' }).groupBy('service', 'room');
+    if (service !== undefined) query.where({ service });
+    const rows = (await query) as Array<{ service: string; room: string; n: number | string }>;
+    return new Map(rows.map((r) => [`${r.room}@${r.service}`, Number(r.n)]));
+  }
+
   async room(service: string, name: string, historyLimit: number): Promise<StoredRoom | undefined> {
     const row = await this.db<RoomRow>(ROOMS_TABLE).where({ service, name }).first();
     if (!row) return undefined;

@@ -100,6 +100,8 @@ export interface RoomSummary {
   jid: string;
   room: string;
   service: string;
+  /** The room's title (muc#roomconfig_roomname), '' when it has none. */
+  title: string;
   public: boolean;
   persistent: boolean;
   occupants: number;
