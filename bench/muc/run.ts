@@ -21,7 +21,8 @@
  * MUC_RATES, MUC_STEP and MUC_WARM in the environment reach the kit (--rates sets MUC_RATES).
  * Writes bench/results/muc-<time>/ (muc.md, muc.json, the kit's result directories and logs) and prints the table.
  */
-import { existsSync, readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -56,7 +57,6 @@ const { values: opts } = parseArgs({
 
 const THEIRS = 'ejabberd-nomam';
 const SVC_DIR = '/tmp/service-bench-muc';
-const kit = new Kit(opts.kit, SVC_DIR, 'muc');
 const log = (text: string) => console.error(`[muc] ${text}`);
 const positive = (text: string, what: string) => {
   const n = Number(text);
@@ -440,11 +440,36 @@ function roomRows(ours: Rooms | undefined, theirs: Rooms | undefined): Row[] {
   ];
 }
 
+/**
+ * Both servers refuse a 201st occupant by default (ejabberd's mod_muc and ours: max_users 200), so a larger
+ * room needs a larger limit on both: ours in its configuration, ejabberd's in a copy of the kit (the shared
+ * kit is read-only) whose ejabberd-nomam template sets mod_muc's max_users and the rooms' default to it.
+ */
+const ROOM_LIMIT = Math.max(200, ...OCCUPANTS);
+
+function kitAllowing(kitDir: string, limit: number): string {
+  if (limit <= 200) return kitDir;
+  const copy = `/tmp/bench-kit-muc-${limit}`;
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(kitDir, copy, { recursive: true });
+  execFileSync('chmod', ['-R', 'u+w', copy]);
+  const template = join(copy, 'bench/targets/ejabberd-nomam/ejabberd.yml.tmpl');
+  const text = readFileSync(template, 'utf8');
+  const patched = text.replace(/^(  mod_muc:\n)/m, `$1    max_users: ${limit}\n`).replace(/^(    default_room_options:\n)/m, `$1      max_users: ${limit}\n`);
+  if (!patched.includes(`    max_users: ${limit}\n`) || !patched.includes(`      max_users: ${limit}\n`)) throw new Error(`could not set max_users in ${template}: its mod_muc section changed`);
+  writeFileSync(template, patched);
+  return copy;
+}
+
+const kit = new Kit(kitAllowing(opts.kit, ROOM_LIMIT), SVC_DIR, 'muc');
+
 async function main(): Promise<void> {
   kit.check();
   if (RUN_OURS && !existsSync(join(REPO, 'modules/mod_muc/dist/index.js'))) throw new Error('modules/mod_muc is not built (modules/mod_muc/dist/index.js): npm run build');
   // muc-fanout needs group chat: config.example.yml's modules, plus mod_muc when the example does not list it yet.
-  const { workers, added } = await kit.writeServerConfig(opts.workers, { mod_muc: {} });
+  const roomLimit: Record<string, Record<string, unknown>> = ROOM_LIMIT > 200 ? { mod_muc: { max_users: ROOM_LIMIT, default_room_options: { max_users: ROOM_LIMIT } } } : {};
+  const { workers, added } = await kit.writeServerConfig(opts.workers, { mod_muc: {} }, roomLimit);
+  if (ROOM_LIMIT > 200) log(`both servers allow ${ROOM_LIMIT} occupants per room (mod_muc max_users; ejabberd's template in ${kit.dir})`);
   log(`this server runs with workers: ${workers}${added.length ? `; added to the example's modules: ${added.join(', ')}` : ''}`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dir = join(RESULTS_DIR, `muc-${stamp}`);

@@ -135,9 +135,14 @@ export class Kit {
    * The kit's configuration (config.example.yml with bench ports) with config.example.yml's `workers` (or
    * the given `workersOption`, from --workers) and `modules`: operators run the example's settings, and the kit's copy predates both the
    * option and the modules added since (group chat, for muc-fanout). `require` adds modules the example lacks
-   * (with these options); the names added are returned.
+   * (with these options); the names added are returned. `overrides` sets options of listed modules.
    */
-  async writeServerConfig(workersOption?: string, require: Record<string, unknown> = {}): Promise<{ workers: string; added: string[] }> {
+  async writeServerConfig(
+    workersOption?: string,
+    require: Record<string, unknown> = {},
+    /** Options set on modules of the example (merged over theirs): what a scenario needs both servers to allow. */
+    overrides: Record<string, Record<string, unknown>> = {},
+  ): Promise<{ workers: string; added: string[] }> {
     const config = parse(await readFile(join(this.dir, 'bench/targets/service/config.yml'), 'utf8')) as Record<string, unknown>;
     const example = parse(await readFile(join(REPO, 'config.example.yml'), 'utf8')) as Record<string, unknown>;
     const workers = workersOption ?? String(example.workers ?? 1);
@@ -145,6 +150,8 @@ export class Kit {
     config.modules = example.modules;
     const added = Object.keys(require).filter((name) => !(name in ((config.modules as Record<string, unknown> | undefined) ?? {})));
     if (added.length > 0) config.modules = { ...((config.modules as Record<string, unknown> | undefined) ?? {}), ...Object.fromEntries(added.map((name) => [name, require[name]])) };
+    const modules = config.modules as Record<string, Record<string, unknown> | null>;
+    for (const [name, options] of Object.entries(overrides)) modules[name] = { ...(modules[name] ?? {}), ...options };
     config.data_dir = join(this.svcDir, 'data');
     await mkdir(this.svcDir, { recursive: true });
     await writeFile(this.svcConfig, stringify(config));
