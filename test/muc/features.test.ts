@@ -43,8 +43,12 @@ describe('MUC features (mod_muc)', () => {
     const form = await bob.iqCaller.request(xml('iq', { type: 'get', to: SERVICE }, xml('query', { xmlns: 'jabber:iq:register' })));
     expect(form.getChild('query')!.getChild('registered')).to.not.equal(undefined);
     expect(await iqError(carol, register('Bobby'))).to.equal('conflict');
+    // Reserved in every case and width, as nicks are compared (RFC 7700).
+    expect(await iqError(carol, register('BOBBY'))).to.equal('conflict');
     await instantRoom(alice, 'nicks', 'Alice');
     expect(errorCondition(await join(carol, 'nicks', 'Bobby'))).to.equal('conflict');
+    expect(errorCondition(await join(carol, 'nicks', 'bobby'))).to.equal('conflict');
+    expect(errorCondition(await join(carol, 'nicks', 'Ｂｏｂｂｙ'))).to.equal('conflict');
     const reserved = await bob.iqCaller.request(xml('iq', { type: 'get', to: `nicks@${SERVICE}` }, xml('query', { xmlns: DISCO_INFO, node: 'x-roomuser-item' })));
     expect(reserved.getChild('query')!.getChild('identity')!.attrs.name).to.equal('Bobby');
     await enter(bob, 'nicks', 'Bobby');

@@ -3,7 +3,7 @@
  * MUC/Sub subscriptions, the nicks registered on each service (XEP-0045 §7.10), and the history of
  * persistent rooms, so that a restart keeps what the room showed and when it was last active; and the
  * rooms' own vCards (002, added after 001 shipped: a migration of its own, so that existing databases get
- * the table too).
+ * the table too); the case-folded key of registered nicks (003).
  */
 import { binaryCollation, type Migration } from '@service/plugin-api';
 
@@ -79,6 +79,17 @@ export const MUC_MIGRATIONS: readonly Migration[] = [
         // The vCard as stored XML; mediumtext on MySQL, whose text stops at 64 KiB (a photo is inside).
         table.text('xml', 'mediumtext').notNullable();
         table.primary(['service', 'room']);
+      }),
+  },
+  {
+    // A registered nick is reserved in every case and width (nickKey: enforced, case-folded), not only in
+    // the form it was registered in: its key is unique per service, the nick keeps the form shown. Rows
+    // registered before have no key (NULL, which unique indexes let repeat) and match as they were written.
+    id: '003_muc_registered_nick_key',
+    up: (knex) =>
+      knex.schema.alterTable(REGISTERED_TABLE, (table) => {
+        table.string('nick_key', 191).nullable();
+        table.unique(['service', 'nick_key'], { indexName: 'muc_registered_nick_key' });
       }),
   },
 ];

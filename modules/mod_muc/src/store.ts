@@ -5,6 +5,7 @@
  */
 import { fromStoredXml, isUniqueViolation, toStoredXml, type Knex, type XmlElement } from '@service/plugin-api';
 import { AFFILIATIONS_TABLE, HISTORY_TABLE, REGISTERED_TABLE, ROOMS_TABLE, SUBSCRIPTIONS_TABLE, VCARDS_TABLE } from './migrations.js';
+import { nickKey } from './nick.js';
 import type { AffiliationEntry, SubscriberInfo } from './types.js';
 
 export interface StoredRoomRow {
@@ -170,8 +171,12 @@ export class MucStore {
     return (row as { nick: string } | undefined)?.nick;
   }
 
+  /** Who registered `nick` on the service, in any case or width (its nickKey). */
   async nickOwner(service: string, nick: string): Promise<string | undefined> {
-    const row = await this.db(REGISTERED_TABLE).where({ service, nick }).first('jid');
+    const row = await this.db(REGISTERED_TABLE)
+      .where({ service })
+      .andWhere((q) => q.where({ nick_key: nickKey(nick) }).orWhere((old) => old.whereNull('nick_key').andWhere({ nick })))
+      .first('jid');
     return (row as { jid: string } | undefined)?.jid;
   }
 
@@ -182,7 +187,7 @@ export class MucStore {
     try {
       await this.db.transaction(async (trx) => {
         await trx(REGISTERED_TABLE).where({ service, jid }).delete();
-        await trx(REGISTERED_TABLE).insert({ service, jid, nick });
+        await trx(REGISTERED_TABLE).insert({ service, jid, nick, nick_key: nickKey(nick) });
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new NickTaken(nick);
