@@ -128,6 +128,9 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
         expect((await api(node, 'get_user_rooms', { user: 'alice', host: 'localhost' })).body).to.deep.equal([ROOM]);
         expect((await api(node, 'get_room_options', { room: 'lounge', service: SERVICE })).body).to.deep.include({ name: 'title', value: 'The Lounge' });
       }
+      // Node 1's disco#items lists the room that lives on node 2, titled.
+      const items = await alice.iqCaller.request(xml('iq', { type: 'get', to: SERVICE }, xml('query', { xmlns: 'http://jabber.org/protocol/disco#items' })));
+      expect(items.getChild('query')!.getChildren('item').map((item) => [item.attrs.jid, item.attrs.name])).to.deep.include([ROOM, 'The Lounge']);
       // A command from node 1 changes the room on node 2, whose occupants on both nodes hear it (104).
       const told = next(alice, (s) => s.is('message') && s.attrs.from === ROOM && codes(s).includes(104), 10_000);
       expect((await api(0, 'change_room_option', { room: 'lounge', service: SERVICE, option: 'description', value: 'Across nodes' })).body).to.equal(0);

@@ -75,7 +75,8 @@ async function toService(registry: RoomRegistry, stanza: XmlElement, from: Jid, 
   if (type === 'get' && payload.is('query', NS_DISCO_INFO)) return reply(registry, stanza, serviceInfo(payload));
   if (type === 'get' && payload.is('query', NS_DISCO_ITEMS)) {
     if (payload.attr('node') !== undefined) throw new StanzaError('item-not-found', 'no such node');
-    const rooms = (await registry.summaries(service, { unlockedOnly: true })).filter((r) => r.public).sort((a, b) => a.room.localeCompare(b.room));
+    // Every stored room as storage has it (in a cluster, those of other nodes too), and this node's live ones.
+    const rooms = (await registry.summaries(service, { unlockedOnly: true, everyStored: true })).filter((r) => r.public).sort((a, b) => a.room.localeCompare(b.room));
     return reply(registry, stanza, serviceItems(rooms.map((r) => ({ jid: r.jid, name: r.title || r.room })), env.settings.maxRoomsDiscoItems));
   }
   if (payload.is('query', NS_REGISTER)) {

@@ -100,9 +100,9 @@ export class RoomRegistry {
   /**
    * What listings show of every room of a service (or of all) this node holds: live rooms as they are
    * (locked ones left out with `unlockedOnly`), resting ones from storage (in a cluster: those this node
-   * holds or takes now), by room@service.
+   * holds or takes now; with `everyStored`, every stored room, wherever it lives, as storage has it).
    */
-  async summaries(service?: string, options: { unlockedOnly?: boolean } = {}): Promise<RoomSummary[]> {
+  async summaries(service?: string, options: { unlockedOnly?: boolean; everyStored?: boolean } = {}): Promise<RoomSummary[]> {
     const out = new Map<string, RoomSummary>();
     for (const room of this.live()) {
       if ((service === undefined || room.service === service) && !(options.unlockedOnly && room.locked)) out.set(room.jid.bare, summaryOf(room));
@@ -114,7 +114,7 @@ export class RoomRegistry {
     for (const row of resting) {
       const bare = `${row.name}@${row.service}`;
       // Live meanwhile (a join while storage answered), or another node's: not this node's to list.
-      if (out.has(bare) || this.#rooms.has(bare) || !(await this.placement.holds(bare))) continue;
+      if (out.has(bare) || this.#rooms.has(bare) || (!options.everyStored && !(await this.placement.holds(bare)))) continue;
       const roomOptions = optionsFromStored(row.options, this.env.settings.defaultRoomOptions);
       out.set(bare, {
         jid: bare,
