@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { testDatabases } from '../support/databases.js';
-import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
-import { request, serverSqlConfig } from '../support/server.js';
-import { TLS_FIXTURE, loginTo, next, stopAll, xml, type Client, type Element } from '../support/xmpp.js';
+import { startClusterNode, nodeApi, type ClusterNodeProcess } from '../support/cluster.js';
+import { serverSqlConfig } from '../support/server.js';
+import { loginTo, next, stopAll, xml, type Client, type Element } from '../support/xmpp.js';
 import { ExternalClient, killAll } from '../interop/external.js';
 
 const CA = new URL('../fixtures/tls/ca.pem', import.meta.url).pathname;
@@ -27,14 +27,11 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
   describe(`group chat across a cluster of two nodes on ${database.name} and Redis`, function () {
     this.timeout(120_000);
     const cluster = `test${randomBytes(4).toString('hex')}`;
-    const nodes: Array<{ proc: ServerProcess; c2s: number; name: string }> = [];
+    const nodes: ClusterNodeProcess[] = [];
     const clients: Client[] = [];
     const redis = new Redis({ lazyConnect: true });
 
-    const api = async (node: number, command: string, args: Record<string, unknown> = {}) => {
-      const res = await request(`http://127.0.0.1:${nodes[node]!.proc.port}/api/${command}`, { method: 'POST', body: JSON.stringify(args) });
-      return { status: res.status, body: JSON.parse(res.text) as any };
-    };
+    const api = (node: number, command: string, args: Record<string, unknown> = {}) => nodeApi(nodes[node]!, command, args);
     const ownerOfRoom = () => redis.get(`svc:${cluster}:own:mod_muc:${ROOM}`);
     const connect = async (node: number, user: string) => {
       const client = await loginTo(`xmpp://127.0.0.1:${nodes[node]!.c2s}`, { user, password: `${user}-pw`, resource: `on-node${node + 1}` });
@@ -56,29 +53,13 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       await redis.connect();
       const sql = serverSqlConfig(await database.settings(''));
       for (const index of [0, 1]) {
-        const c2s = await freePort();
-        const name = `service@muc${index + 1}`;
-        const proc = await spawnServer((port) => {
-          const config = openConfig(port);
-          (config.listen as any[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
-          return {
-            ...config,
-            ...sql,
-            node_name: name,
-            certfiles: [TLS_FIXTURE],
-            modules: {
-              mod_http_api: {},
-              mod_admin_extra: {},
-              mod_roster: {},
-              mod_presence: {},
-              mod_disco: {},
-              mod_muc: {},
-              mod_muc_admin: {},
-              mod_cluster: { cluster, cookie: 'muc-cluster-cookie', heartbeat_interval: 200, heartbeat_timeout: 1500 },
-            },
-          };
+        nodes[index] = await startClusterNode({
+          name: `service@muc${index + 1}`,
+          cluster,
+          cookie: 'muc-cluster-cookie',
+          sql,
+          modules: { mod_http_api: {}, mod_admin_extra: {}, mod_roster: {}, mod_presence: {}, mod_disco: {}, mod_muc: {}, mod_muc_admin: {} },
         });
-        nodes[index] = { proc, c2s, name };
       }
       for (const user of ['alice', 'bob', 'slix']) expect((await api(0, 'register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
     });

@@ -9,9 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { testDatabases } from '../support/databases.js';
-import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
+import { startClusterNode, nodeApi, type ClusterNodeProcess } from '../support/cluster.js';
 import { request, serverSqlConfig, type RawConfig } from '../support/server.js';
-import { TLS_FIXTURE, expectChatBothWays, expectPingAcross, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
+import { expectChatBothWays, expectPingAcross, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
 import { ExternalClient, killAll } from '../interop/external.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
 import { Redis } from 'ioredis';
@@ -26,43 +26,34 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
   describe(`a cluster of node processes on ${database.name} and Redis`, function () {
     this.timeout(120_000);
     const cluster = `test${randomBytes(4).toString('hex')}`;
-    const nodes: Array<{ proc: ServerProcess; c2s: number; name: string }> = [];
+    const nodes: ClusterNodeProcess[] = [];
     const clients: Client[] = [];
 
-    const api = async (node: number, command: string, args: Record<string, unknown> = {}) => {
-      const res = await request(`http://127.0.0.1:${nodes[node]!.proc.port}/api/${command}`, { method: 'POST', body: JSON.stringify(args) });
-      return { status: res.status, body: JSON.parse(res.text) as any };
-    };
+    const api = (node: number, command: string, args: Record<string, unknown> = {}) => nodeApi(nodes[node]!, command, args);
     const startNode = async (index: number, sql: RawConfig) => {
-      const c2s = await freePort();
-      const name = `service@node${index + 1}`;
-      const proc = await spawnServer((port) => {
-        const config = openConfig(port);
-        (config.listen as any[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
-        return {
-          ...config,
-          ...sql,
-          node_name: name,
-          certfiles: [TLS_FIXTURE],
+      nodes[index] = await startClusterNode({
+        name: `service@node${index + 1}`,
+        cluster,
+        cookie: COOKIE,
+        sql,
+        extra: (config) => ({
           oauth_access: 'all',
           api_permissions: { ...(config.api_permissions as object), 'token holders': { who: { oauth: { scope: 'status' } }, what: ['status'] } },
-          modules: {
-            mod_http_api: {},
-            mod_admin_extra: {},
-            mod_roster: {},
-            mod_presence: {},
-            mod_offline: {},
-            mod_private: {},
-            mod_privacy: {},
-            mod_carboncopy: {},
-            mod_stream_mgmt: {},
-            mod_blocking: {},
-            mod_shared_roster: {},
-            mod_cluster: { cluster, cookie: COOKIE, heartbeat_interval: 200, heartbeat_timeout: 1500 },
-          },
-        };
+        }),
+        modules: {
+          mod_http_api: {},
+          mod_admin_extra: {},
+          mod_roster: {},
+          mod_presence: {},
+          mod_offline: {},
+          mod_private: {},
+          mod_privacy: {},
+          mod_carboncopy: {},
+          mod_stream_mgmt: {},
+          mod_blocking: {},
+          mod_shared_roster: {},
+        },
       });
-      nodes[index] = { proc, c2s, name };
     };
     /**
      * Logs a client in on a node and waits until the other running nodes see its session: a node learns of
