@@ -179,6 +179,7 @@ export type { Knex } from 'knex';
 
 // Utilities
 export { KeyedLock } from './util/keyed-lock.js';
+export { BatchJobs, batchStatusText, type BatchJobOptions, type BatchJobState, type BatchJobStatus } from './util/batch-jobs.js';
 export { CALL_TIMEOUT_MS, PendingCalls, answerOf, unreachable, valueOf, type ChannelAnswer } from './util/pending-calls.js';
 
 // Publishing: a registry's index and what a publisher signs.

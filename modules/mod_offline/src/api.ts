@@ -5,10 +5,8 @@
  */
 import type { XmlElement } from '@service/plugin-api';
 import { accountKey, hostKey } from '@service/plugin-api';
-import { purgeInBatches, type BatchPurgeOptions, type BatchPurgeResult } from './purge.js';
 import type { OfflineStore } from './store.js';
 
-export type { BatchPurgeOptions, BatchPurgeResult } from './purge.js';
 
 export interface OfflineMessage {
   /** Increases with storage order; what `delete` takes. */
@@ -35,8 +33,6 @@ export interface OfflineApi {
   deleteStoredBefore(before: number, host?: string): Promise<number>;
   /** One batch: at most `batchSize` of the oldest messages of `host` stored before `before`. */
   deleteOldBatch(host: string, before: number, batchSize: number): Promise<number>;
-  /** Batches until nothing older is left, at `rate` messages per minute at most; see BatchPurgeOptions. */
-  purgeInBatches(options: BatchPurgeOptions): Promise<BatchPurgeResult>;
 }
 
 export function offlineApi(store: OfflineStore): OfflineApi {
@@ -50,6 +46,5 @@ export function offlineApi(store: OfflineStore): OfflineApi {
     deleteExpired: (now = Date.now()) => store.deleteExpired(now),
     deleteStoredBefore: (before, host) => store.deleteStoredBefore(before, host === undefined ? undefined : hostKey(host)),
     deleteOldBatch: (host, before, batchSize) => store.deleteOldestBatch(hostKey(host), before, batchSize),
-    purgeInBatches: (options) => purgeInBatches(store, { ...options, host: hostKey(options.host) }),
   };
 }

@@ -3,10 +3,11 @@
  * taking messages are stored (XEP-0334 hints and XEP-0079/XEP-0023 expiry honoured, at most
  * max_user_messages each) and delivered, stamped with XEP-0203 delays, when a session of the account
  * next becomes available with a non-negative priority. The admin commands use the offline service
- * (`offlineService` of `@service/mod_offline/api`).
+ * (`offlineService` of `@service/mod_offline/api`); the purges of the store are this module's commands.
  */
 import { KeyedLock, accountKey, defineModule, provide, type C2SSession } from '@service/plugin-api';
 import { offlineApi } from './api.js';
+import { offlineCommands, offlineHandlers } from './commands.js';
 import { OfflineDelivery, takesMessages } from './delivery.js';
 import { OFFLINE_MIGRATIONS } from './migrations.js';
 import { offlineLayer } from './offline-layer.js';
@@ -33,6 +34,7 @@ export default defineModule({
     db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where messages are stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
   },
   migrations: OFFLINE_MIGRATIONS,
+  commands: offlineCommands,
   start(ctx) {
     const { router, sessions } = ctx.services.xmpp;
     const store = new OfflineStore(ctx.db);
@@ -55,7 +57,12 @@ export default defineModule({
       }
     };
 
+    const purges = offlineHandlers(store, () => ctx.services.config().hosts, ctx.logger);
+
     return {
+      handlers: purges.handlers,
+      // A running purge stops between two batches with its module.
+      stop: () => purges.jobs.abortAll(),
       services: [provide(offlineService, offlineApi(store))],
       xmpp: {
         middleware: [

@@ -6,6 +6,6 @@
 import { createServiceRef } from '@service/plugin-api';
 import type { OfflineApi } from './api.js';
 
-export type { BatchPurgeOptions, BatchPurgeResult, OfflineApi, OfflineMessage } from './api.js';
+export type { OfflineApi, OfflineMessage } from './api.js';
 
 export const offlineService = createServiceRef<OfflineApi>({ id: 'mod_offline.offline', provider: 'mod_offline' });

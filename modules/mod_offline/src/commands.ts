@@ -1,0 +1,123 @@
+/**
+ * The purges of offline storage: delete_expired_messages, delete_old_messages (in batches, with progress
+ * in servicectl), and the background purge of one host with its status and abort
+ * (delete_old_messages_batch, delete_old_messages_status, abort_delete_old_messages) on the plugin API's
+ * batch runner, with ejabberd's texts. They live with the store they purge.
+ */
+import { BatchJobs, badArgument, batchStatusText, conflict, defineCommand, hostKey, type HandlersFor, type Logger } from '@service/plugin-api';
+import type { OfflineStore } from './store.js';
+
+const DAY_MS = 86_400_000;
+/** Rows per statement of delete_old_messages: short statements, progress between them. */
+const SYNC_BATCH = 1000;
+
+const hostArg = { name: 'host', type: 'string', desc: 'A virtual host of this server', example: 'example.org' } as const;
+const daysArg = { name: 'days', type: 'integer', desc: 'Messages stored longer ago than this many days go; 0: every message', example: 31 } as const;
+
+export const offlineCommands = [
+  defineCommand({
+    name: 'delete_expired_messages',
+    tags: ['offline', 'purge'],
+    desc: 'Delete expired offline messages from database',
+    longdesc: 'Offline messages whose XEP-0079 or XEP-0023 expiry has passed, on every virtual host.',
+    args: [],
+    result: { name: 'res', type: 'rescode' },
+    examples: [{ args: {}, result: 0 }],
+  }),
+  defineCommand({
+    name: 'delete_old_messages',
+    tags: ['offline', 'purge'],
+    desc: 'Delete offline messages older than DAYS',
+    longdesc: `Every virtual host's offline messages stored more than \`days\` days ago (0: all of them), ${SYNC_BATCH} at a time; servicectl shows the count as it goes.`,
+    args: [daysArg],
+    result: { name: 'res', type: 'rescode' },
+    examples: [{ args: { days: 31 }, result: 0 }],
+  }),
+  defineCommand({
+    name: 'delete_old_messages_batch',
+    tags: ['offline', 'purge'],
+    desc: 'Delete offline messages older than DAYS',
+    longdesc:
+      'Starts deleting the host\'s offline messages stored more than `days` days ago in the background, `batch_size` per statement and `rate` messages per minute at most, and returns at once. ' +
+      'delete_old_messages_status tells how far it got; abort_delete_old_messages stops it between two batches. One purge per host runs at a time.',
+    note: 'added 22.05',
+    args: [
+      hostArg,
+      daysArg,
+      { name: 'batch_size', type: 'integer', desc: 'Messages deleted per statement', example: 1000 },
+      { name: 'rate', type: 'integer', desc: 'Messages deleted per minute at most', example: 10000 },
+    ],
+    result: { name: 'res', type: 'restuple' },
+    examples: [{ args: { host: 'example.org', days: 31, batch_size: 1000, rate: 10000 }, result: 'Removal of offline messages older than 31 days started on example.org' }],
+  }),
+  defineCommand({
+    name: 'delete_old_messages_status',
+    tags: ['offline', 'purge'],
+    desc: 'Status of delete old offline messages operation',
+    note: 'added 22.05',
+    args: [hostArg],
+    result: { name: 'status', type: 'string' },
+    examples: [{ args: { host: 'example.org' }, result: 'Operation in progress, deleted 5000 messages' }],
+  }),
+  defineCommand({
+    name: 'abort_delete_old_messages',
+    tags: ['offline', 'purge'],
+    desc: 'Abort currently running delete old offline messages operation',
+    note: 'added 22.05',
+    args: [hostArg],
+    result: { name: 'status', type: 'string' },
+    examples: [{ args: { host: 'example.org' }, result: 'Operation aborted' }],
+  }),
+] as const;
+
+export function offlineHandlers(store: OfflineStore, hosts: () => readonly string[], logger: Logger): { handlers: HandlersFor<typeof offlineCommands>; jobs: BatchJobs } {
+  const jobs = new BatchJobs(logger);
+  const host = (text: string): string => {
+    const key = hostKey(text);
+    if (!hosts().includes(key)) throw badArgument('host', `'${text}' is not a virtual host of this server`);
+    return key;
+  };
+  const days = (value: number): number => {
+    if (!Number.isInteger(value) || value < 0) throw badArgument('days', `days must be 0 or more, got ${value}`);
+    return value;
+  };
+  const positive = (name: string, value: number): number => {
+    if (!Number.isInteger(value) || value < 1) throw badArgument(name, `${name} must be 1 or more, got ${value}`);
+    return value;
+  };
+  const jobKey = (h: string) => `offline:${h}`;
+  const handlers: HandlersFor<typeof offlineCommands> = {
+    delete_expired_messages: async () => {
+      await store.deleteExpired(Date.now());
+    },
+    delete_old_messages: async ({ days: d }, call) => {
+      const before = Date.now() - days(d) * DAY_MS;
+      let deleted = 0;
+      for (const h of hosts()) {
+        for (;;) {
+          const count = await store.deleteOldestBatch(h, before, SYNC_BATCH);
+          deleted += count;
+          call.progress(deleted, undefined, 'offline messages deleted');
+          if (count < SYNC_BATCH) break;
+        }
+      }
+      call.log.info({ deleted, days: d }, 'deleted %d offline messages older than %d days', deleted, d);
+    },
+    delete_old_messages_batch: ({ host: h, days: d, batch_size, rate }) => {
+      const key = host(h);
+      const age = days(d);
+      const before = Date.now() - age * DAY_MS;
+      const started = jobs.start(jobKey(key), {
+        batchSize: positive('batch_size', batch_size),
+        rate: positive('rate', rate),
+        step: (limit) => store.deleteOldestBatch(key, before, limit),
+        what: `offline messages of ${key} older than ${age} days`,
+      });
+      if (!started) throw conflict(`Operation in progress: a purge of offline messages runs on ${key} (delete_old_messages_status tells how far it got)`);
+      return `Removal of offline messages older than ${age} days started on ${key}`;
+    },
+    delete_old_messages_status: ({ host: h }) => batchStatusText(jobs.status(jobKey(host(h)))),
+    abort_delete_old_messages: ({ host: h }) => (jobs.abort(jobKey(host(h))) ? 'Operation aborted' : 'No task running'),
+  };
+  return { handlers, jobs };
+}
