@@ -386,6 +386,21 @@ for (const database of testDatabases().filter((d) => d.name !== 'sqlite')) {
       await dave.stop();
     });
 
+    it('runs a background purge on the master node: started, watched and aborted from any node', async () => {
+      expect((await api(0, 'register', { user: 'ivy', host: 'localhost', password: 'ivy-pw' })).status).to.equal(200);
+      for (let i = 0; i < 3; i++) expect((await api(1, 'send_message', { type: 'chat', from: 'admin@localhost', to: 'ivy@localhost', subject: '', body: `kept ${i}` })).status).to.equal(200);
+      const master = (await api(0, 'get_master')).body as string;
+      const other = nodes.findIndex((n) => n.name !== master);
+      // One message per batch, 60 a minute: the purge runs for about three seconds.
+      expect((await api(other, 'delete_old_messages_batch', { host: 'localhost', days: 0, batch_size: 1, rate: 60 })).body).to.match(/started on localhost$/);
+      for (const node of [0, 1, 2]) {
+        expect((await api(node, 'delete_old_messages_status', { host: 'localhost' })).body).to.match(/^Operation in progress, deleted [0-3] messages$/);
+        expect((await api(node, 'delete_old_messages_batch', { host: 'localhost', days: 0, batch_size: 1, rate: 60 })).status).to.equal(409);
+      }
+      expect((await api(2 - other, 'abort_delete_old_messages', { host: 'localhost' })).body).to.equal('Operation aborted');
+      for (const node of [0, 1, 2]) expect((await api(node, 'delete_old_messages_status', { host: 'localhost' })).body).to.match(/^Operation was aborted after deleting [0-3] messages$/);
+    });
+
     it('removes a node killed with SIGKILL while messages flow: the others keep serving, and no acknowledged message is lost', async () => {
       // alice (node 1) is subscribed to bob (node 2): she is told once that bob went away with his node.
       const [alice, bob] = clients as [Client, Client];

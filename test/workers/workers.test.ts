@@ -252,6 +252,28 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
     await seenEverywhere(String((carol as any).jid), false);
   });
 
+  it('runs a background purge in worker 1: its status and abort answer alike from either worker', async () => {
+    expect((await api('register', { user: 'ivy', host: 'localhost', password: 'ivy-pw' })).status).to.equal(200);
+    for (let i = 0; i < 3; i++) {
+      const sent = await api('send_message', { type: 'chat', from: 'admin@localhost', to: 'ivy@localhost', subject: '', body: `kept for ivy ${i}` });
+      expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
+    }
+    expect((await api('get_offline_count', { user: 'ivy', host: 'localhost' })).body).to.equal(3);
+    // One message per batch, 60 a minute: a second between batches, so the purge runs for two seconds.
+    expect((await api('delete_old_messages_batch', { host: 'localhost', days: 0, batch_size: 1, rate: 60 })).body).to.match(/started on localhost$/);
+    // Asked several times, the requests land on both workers: each answer is about the one purge.
+    for (let i = 0; i < 6; i++) {
+      expect((await api('delete_old_messages_status', { host: 'localhost' })).body).to.match(/^Operation in progress, deleted [0-3] messages$/);
+      const again = await api('delete_old_messages_batch', { host: 'localhost', days: 0, batch_size: 1, rate: 60 });
+      expect(again.status).to.equal(409);
+    }
+    expect((await api('abort_delete_old_messages', { host: 'localhost' })).body).to.equal('Operation aborted');
+    for (let i = 0; i < 6; i++) {
+      expect((await api('delete_old_messages_status', { host: 'localhost' })).body).to.match(/^Operation was aborted after deleting [0-3] messages$/);
+      expect((await api('abort_delete_old_messages', { host: 'localhost' })).body).to.equal('No task running');
+    }
+  });
+
   it('replaces the older of two sessions with the same full JID on two workers', async () => {
     const older = await rawOn(1, 'dave', 'twin');
     await seenEverywhere('dave@localhost/twin');

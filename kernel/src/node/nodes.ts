@@ -41,6 +41,10 @@ export class ServerNodes implements NodesApi {
     return this.#cluster()?.live() ?? [this.self];
   }
 
+  async master(): Promise<string> {
+    return (await this.#cluster()?.master()) ?? this.self;
+  }
+
   owner(key: string): Promise<string> {
     return this.#cluster()?.owner(key) ?? Promise.resolve(this.self);
   }

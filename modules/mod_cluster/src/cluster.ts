@@ -109,6 +109,7 @@ export class ClusterNode implements ClusterApi, SessionPeers {
     },
     owner: (key) => this.#ownership.owner(key),
     release: (key) => this.#ownership.release(key),
+    master: () => this.master(),
     call: (node, name, payload, order) => this.#calls.call(node, name, payload, order),
   };
 

@@ -2,9 +2,10 @@
  * The purges of offline storage: delete_expired_messages, delete_old_messages (in batches, with progress
  * in servicectl), and the background purge of one host with its status and abort
  * (delete_old_messages_batch, delete_old_messages_status, abort_delete_old_messages) on the plugin API's
- * batch runner, with ejabberd's texts. They live with the store they purge.
+ * batch runner, with ejabberd's texts, in the one place jobs run (worker 1 of the cluster's master: a
+ * status or an abort asked on any worker or node finds the purge). They live with the store they purge.
  */
-import { BatchJobs, badArgument, batchStatusText, conflict, defineCommand, hostKey, type HandlersFor, type Logger } from '@service/plugin-api';
+import { BatchJobs, badArgument, batchStatusText, conflict, defineCommand, hostKey, onJobsHome, type ChannelRegistration, type ChannelValue, type HandlersFor, type Logger, type ServerServices } from '@service/plugin-api';
 import type { OfflineStore } from './store.js';
 
 const DAY_MS = 86_400_000;
@@ -70,8 +71,25 @@ export const offlineCommands = [
   }),
 ] as const;
 
-export function offlineHandlers(store: OfflineStore, hosts: () => readonly string[], logger: Logger): { handlers: HandlersFor<typeof offlineCommands>; jobs: BatchJobs } {
+/** The channel that runs the background purge where the jobs of the server run (onJobsHome). */
+const JOBS_CHANNEL = 'mod_offline.jobs';
+
+type JobCall =
+  | { readonly op: 'start'; readonly host: string; readonly days: number; readonly batchSize: number; readonly rate: number }
+  | { readonly op: 'status'; readonly host: string }
+  | { readonly op: 'abort'; readonly host: string };
+
+export interface OfflinePurges {
+  readonly handlers: HandlersFor<typeof offlineCommands>;
+  /** Runs what another worker or node hands to this one (onJobsHome). */
+  readonly channels: ChannelRegistration[];
+  /** Stops the running purges (the module stops). */
+  stop(): void;
+}
+
+export function offlinePurges(store: OfflineStore, services: ServerServices, logger: Logger): OfflinePurges {
   const jobs = new BatchJobs(logger);
+  const hosts = () => services.config().hosts;
   const host = (text: string): string => {
     const key = hostKey(text);
     if (!hosts().includes(key)) throw badArgument('host', `'${text}' is not a virtual host of this server`);
@@ -86,6 +104,29 @@ export function offlineHandlers(store: OfflineStore, hosts: () => readonly strin
     return value;
   };
   const jobKey = (h: string) => `offline:${h}`;
+
+  /** What runs where the jobs are: the arguments were checked where the command was called. */
+  const here = (call: JobCall): string => {
+    switch (call.op) {
+      case 'start': {
+        const before = Date.now() - call.days * DAY_MS;
+        const started = jobs.start(jobKey(call.host), {
+          batchSize: call.batchSize,
+          rate: call.rate,
+          step: (limit) => store.deleteOldestBatch(call.host, before, limit),
+          what: `offline messages of ${call.host} older than ${call.days} days`,
+        });
+        if (!started) throw conflict(`Operation in progress: a purge of offline messages runs on ${call.host} (delete_old_messages_status tells how far it got)`);
+        return `Removal of offline messages older than ${call.days} days started on ${call.host}`;
+      }
+      case 'status':
+        return batchStatusText(jobs.status(jobKey(call.host)));
+      case 'abort':
+        return jobs.abort(jobKey(call.host)) ? 'Operation aborted' : 'No task running';
+    }
+  };
+  const atHome = (call: JobCall) => onJobsHome(services, JOBS_CHANNEL, call as unknown as ChannelValue, () => here(call));
+
   const handlers: HandlersFor<typeof offlineCommands> = {
     delete_expired_messages: async () => {
       await store.deleteExpired(Date.now());
@@ -103,21 +144,14 @@ export function offlineHandlers(store: OfflineStore, hosts: () => readonly strin
       }
       call.log.info({ deleted, days: d }, 'deleted %d offline messages older than %d days', deleted, d);
     },
-    delete_old_messages_batch: ({ host: h, days: d, batch_size, rate }) => {
-      const key = host(h);
-      const age = days(d);
-      const before = Date.now() - age * DAY_MS;
-      const started = jobs.start(jobKey(key), {
-        batchSize: positive('batch_size', batch_size),
-        rate: positive('rate', rate),
-        step: (limit) => store.deleteOldestBatch(key, before, limit),
-        what: `offline messages of ${key} older than ${age} days`,
-      });
-      if (!started) throw conflict(`Operation in progress: a purge of offline messages runs on ${key} (delete_old_messages_status tells how far it got)`);
-      return `Removal of offline messages older than ${age} days started on ${key}`;
-    },
-    delete_old_messages_status: ({ host: h }) => batchStatusText(jobs.status(jobKey(host(h)))),
-    abort_delete_old_messages: ({ host: h }) => (jobs.abort(jobKey(host(h))) ? 'Operation aborted' : 'No task running'),
+    delete_old_messages_batch: ({ host: h, days: d, batch_size, rate }) =>
+      atHome({ op: 'start', host: host(h), days: days(d), batchSize: positive('batch_size', batch_size), rate: positive('rate', rate) }),
+    delete_old_messages_status: ({ host: h }) => atHome({ op: 'status', host: host(h) }),
+    abort_delete_old_messages: ({ host: h }) => atHome({ op: 'abort', host: host(h) }),
   };
-  return { handlers, jobs };
+  return {
+    handlers,
+    channels: [{ name: JOBS_CHANNEL, handler: (payload) => here(payload as unknown as JobCall) }],
+    stop: () => jobs.abortAll(),
+  };
 }

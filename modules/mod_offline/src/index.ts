@@ -7,7 +7,7 @@
  */
 import { KeyedLock, accountKey, defineModule, provide, type C2SSession } from '@service/plugin-api';
 import { offlineApi } from './api.js';
-import { offlineCommands, offlineHandlers } from './commands.js';
+import { offlineCommands, offlinePurges } from './commands.js';
 import { OfflineDelivery, takesMessages } from './delivery.js';
 import { OFFLINE_MIGRATIONS } from './migrations.js';
 import { offlineLayer } from './offline-layer.js';
@@ -57,12 +57,13 @@ export default defineModule({
       }
     };
 
-    const purges = offlineHandlers(store, () => ctx.services.config().hosts, ctx.logger);
+    const purges = offlinePurges(store, ctx.services, ctx.logger);
 
     return {
       handlers: purges.handlers,
+      channels: purges.channels,
       // A running purge stops between two batches with its module.
-      stop: () => purges.jobs.abortAll(),
+      stop: () => purges.stop(),
       services: [provide(offlineService, offlineApi(store))],
       xmpp: {
         middleware: [

@@ -18,6 +18,11 @@ export interface NodesApi {
   /** The nodes whose heartbeat is current, this one included, sorted. */
   live(): readonly string[];
   /**
+   * The node that runs cluster-wide jobs (purges, expiry timers): the one set_master chose while it runs,
+   * else the longest-running live node; this node when alone.
+   */
+  master(): Promise<string>;
+  /**
    * The live node that owns `key` (a module-prefixed name: `mod_muc:room@service`). A key nobody owns, or
    * whose owner is dead, becomes this node's: exactly one node wins when several ask at once.
    */
@@ -45,6 +50,8 @@ export interface NodeTransport {
   live(): readonly string[];
   owner(key: string): Promise<string>;
   release(key: string): Promise<void>;
+  /** The master node, if a node is alive. */
+  master(): Promise<string | undefined>;
   /** A call to another node (never this one). */
   call(node: string, name: string, payload: ChannelValue, order?: string): Promise<ChannelValue>;
 }
