@@ -142,6 +142,8 @@ export class Kit {
     require: Record<string, unknown> = {},
     /** Options set on modules of the example (merged over theirs): what a scenario needs both servers to allow. */
     overrides: Record<string, Record<string, unknown>> = {},
+    /** Modules of the example left out: mod_mam, when ejabberd runs without MAM (the kit's ejabberd-nomam). */
+    without: readonly string[] = [],
   ): Promise<{ workers: string; added: string[] }> {
     const config = parse(await readFile(join(this.dir, 'bench/targets/service/config.yml'), 'utf8')) as Record<string, unknown>;
     const example = parse(await readFile(join(REPO, 'config.example.yml'), 'utf8')) as Record<string, unknown>;
@@ -152,6 +154,7 @@ export class Kit {
     if (added.length > 0) config.modules = { ...((config.modules as Record<string, unknown> | undefined) ?? {}), ...Object.fromEntries(added.map((name) => [name, require[name]])) };
     const modules = config.modules as Record<string, Record<string, unknown> | null>;
     for (const [name, options] of Object.entries(overrides)) modules[name] = { ...(modules[name] ?? {}), ...options };
+    for (const name of without) delete modules[name];
     config.data_dir = join(this.svcDir, 'data');
     await mkdir(this.svcDir, { recursive: true });
     await writeFile(this.svcConfig, stringify(config));

@@ -1,0 +1,227 @@
+/**
+ * The archive's administration commands, with ejabberd's names, arguments and texts: get_mam_count,
+ * remove_mam_for_user, remove_mam_for_user_with_peer, delete_old_mam_messages, and the background purge of
+ * one host with its status and abort (delete_old_mam_messages_batch, delete_old_mam_messages_status,
+ * abort_delete_old_mam_messages) on the plugin API's batch runner, in the one place jobs run (worker 1 of
+ * the cluster's master, onJobsHome: a status or an abort asked on any worker or node finds the purge).
+ * They live with the store they act on.
+ * The `type` groupchat selects room archives, which this module does not keep: it matches nothing yet.
+ */
+import {
+  BatchJobs,
+  Jid,
+  accountKey,
+  badArgument,
+  batchStatusText,
+  conflict,
+  defineCommand,
+  hostKey,
+  onJobsHome,
+  type ChannelRegistration,
+  type ChannelValue,
+  type HandlersFor,
+  type Logger,
+  type ServerServices,
+} from '@service/plugin-api';
+import type { ArchiveKind, ArchiveStore } from './store.js';
+
+const DAY_MS = 86_400_000;
+/** Rows per statement of delete_old_mam_messages: short statements, progress between them. */
+const SYNC_BATCH = 1000;
+
+const userArg = { name: 'user', type: 'string', desc: 'Username', example: 'bob' } as const;
+const hostArg = { name: 'host', type: 'string', desc: 'A virtual host of this server', example: 'example.org' } as const;
+const typeArg = { name: 'type', type: 'string', desc: 'Type of messages to delete: chat, groupchat or all', example: 'all' } as const;
+const daysArg = { name: 'days', type: 'integer', desc: 'Messages archived longer ago than this many days go; 0: every message', example: 31 } as const;
+
+export const mamCommands = [
+  defineCommand({
+    name: 'get_mam_count',
+    tags: ['mam'],
+    desc: 'Get number of MAM messages in a local user archive',
+    note: 'added 24.10',
+    args: [userArg, hostArg],
+    result: { name: 'value', type: 'integer' },
+    examples: [{ args: { user: 'bob', host: 'example.org' }, result: 5 }],
+  }),
+  defineCommand({
+    name: 'remove_mam_for_user',
+    tags: ['mam'],
+    desc: 'Remove mam archive for user',
+    args: [userArg, hostArg],
+    result: { name: 'res', type: 'restuple' },
+    examples: [{ args: { user: 'bob', host: 'example.org' }, result: 'MAM archive removed' }],
+  }),
+  defineCommand({
+    name: 'remove_mam_for_user_with_peer',
+    tags: ['mam'],
+    desc: 'Remove mam archive for user with peer',
+    args: [userArg, hostArg, { name: 'with', type: 'string', desc: 'Peer JID (its bare JID is used)', example: 'anne@example.com' }],
+    result: { name: 'res', type: 'restuple' },
+    examples: [{ args: { user: 'bob', host: 'example.org', with: 'anne@example.com' }, result: 'MAM archive removed' }],
+  }),
+  defineCommand({
+    name: 'delete_old_mam_messages',
+    tags: ['mam', 'purge'],
+    desc: 'Delete MAM messages older than DAYS',
+    longdesc: `Every virtual host's archived messages of \`type\` (chat, groupchat or all) archived more than \`days\` days ago (0: all of them), ${SYNC_BATCH} at a time. Room archives (groupchat) are not kept by mod_mam yet, so groupchat matches nothing.`,
+    args: [typeArg, daysArg],
+    result: { name: 'res', type: 'rescode' },
+    examples: [{ args: { type: 'all', days: 31 }, result: 0 }],
+  }),
+  defineCommand({
+    name: 'delete_old_mam_messages_batch',
+    tags: ['mam', 'purge'],
+    desc: 'Delete MAM messages older than DAYS',
+    longdesc:
+      "Starts deleting the host's archived messages of `type` archived more than `days` days ago in the background, `batch_size` per statement and `rate` messages per minute at most, and returns at once. " +
+      'delete_old_mam_messages_status tells how far it got; abort_delete_old_mam_messages stops it between two batches. One purge per host runs at a time.',
+    note: 'added 22.05',
+    args: [
+      hostArg,
+      typeArg,
+      daysArg,
+      { name: 'batch_size', type: 'integer', desc: 'Number of messages to delete per batch', example: 1000 },
+      { name: 'rate', type: 'integer', desc: 'Desired rate of messages to delete per minute', example: 10000 },
+    ],
+    result: { name: 'res', type: 'restuple' },
+    examples: [{ args: { host: 'example.org', type: 'all', days: 31, batch_size: 1000, rate: 10000 }, result: 'Removal of MAM messages older than 31 days started on example.org' }],
+  }),
+  defineCommand({
+    name: 'delete_old_mam_messages_status',
+    tags: ['mam', 'purge'],
+    desc: 'Status of delete old MAM messages operation',
+    note: 'added 22.05',
+    args: [hostArg],
+    result: { name: 'status', type: 'string' },
+    examples: [{ args: { host: 'example.org' }, result: 'Operation in progress, deleted 5000 messages' }],
+  }),
+  defineCommand({
+    name: 'abort_delete_old_mam_messages',
+    tags: ['mam', 'purge'],
+    desc: 'Abort currently running delete old MAM messages operation',
+    note: 'added 22.05',
+    args: [hostArg],
+    result: { name: 'status', type: 'string' },
+    examples: [{ args: { host: 'example.org' }, result: 'Operation aborted' }],
+  }),
+] as const;
+
+/** The channel that runs the background purge where the jobs of the server run (onJobsHome). */
+const JOBS_CHANNEL = 'mod_mam.jobs';
+
+type JobCall =
+  | { readonly op: 'start'; readonly host: string; readonly type: string; readonly days: number; readonly batchSize: number; readonly rate: number }
+  | { readonly op: 'status'; readonly host: string }
+  | { readonly op: 'abort'; readonly host: string };
+
+export interface MamCommands {
+  readonly handlers: HandlersFor<typeof mamCommands>;
+  /** Runs what another worker or node hands to this one (onJobsHome). */
+  readonly channels: ChannelRegistration[];
+  /** Stops the running purges (the module stops). */
+  stop(): void;
+}
+
+export function mamHandlers(store: ArchiveStore, services: ServerServices, logger: Logger): MamCommands {
+  const jobs = new BatchJobs(logger);
+  const hosts = () => services.config().hosts;
+  const host = (text: string): string => {
+    const key = hostKey(text);
+    if (!hosts().includes(key)) throw badArgument('host', `'${text}' is not a virtual host of this server`);
+    return key;
+  };
+  const account = (user: string, h: string) => {
+    const key = host(h);
+    try {
+      return accountKey(user, key);
+    } catch (err) {
+      throw badArgument('user', `'${user}' is not a valid username: ${(err as Error).message}`);
+    }
+  };
+  const kinds = (type: string): ArchiveKind[] => {
+    switch (type) {
+      case 'chat':
+        return ['chat'];
+      case 'groupchat':
+        return ['groupchat'];
+      case 'all':
+        return ['chat', 'groupchat'];
+      default:
+        throw badArgument('type', `type must be chat, groupchat or all, got '${type}'`);
+    }
+  };
+  const days = (value: number): number => {
+    if (!Number.isInteger(value) || value < 0) throw badArgument('days', `days must be 0 or more, got ${value}`);
+    return value;
+  };
+  const positive = (name: string, value: number): number => {
+    if (!Number.isInteger(value) || value < 1) throw badArgument(name, `${name} must be 1 or more, got ${value}`);
+    return value;
+  };
+  const jobKey = (h: string) => `mam:${h}`;
+
+  /** What runs where the jobs are: the arguments were checked where the command was called. */
+  const here = (call: JobCall): string => {
+    switch (call.op) {
+      case 'start': {
+        const before = Date.now() - call.days * DAY_MS;
+        const selected = kinds(call.type);
+        const started = jobs.start(jobKey(call.host), {
+          batchSize: call.batchSize,
+          rate: call.rate,
+          step: (limit) => store.deleteOldestBatch(before, selected, limit, call.host),
+          what: `archived ${call.type} messages of ${call.host} older than ${call.days} days`,
+        });
+        if (!started) throw conflict(`Operation in progress: a purge of archived messages runs on ${call.host} (delete_old_mam_messages_status tells how far it got)`);
+        return `Removal of MAM messages older than ${call.days} days started on ${call.host}`;
+      }
+      case 'status':
+        return batchStatusText(jobs.status(jobKey(call.host)));
+      case 'abort':
+        return jobs.abort(jobKey(call.host)) ? 'Operation aborted' : 'No task running';
+    }
+  };
+  const atHome = (call: JobCall) => onJobsHome(services, JOBS_CHANNEL, call as unknown as ChannelValue, () => here(call));
+  const handlers: HandlersFor<typeof mamCommands> = {
+    get_mam_count: ({ user, host: h }) => store.count(account(user, h)),
+    remove_mam_for_user: async ({ user, host: h }) => {
+      const key = account(user, h);
+      await store.deleteAccount(key);
+      // As ejabberd: the messages go; the preferences are the account's and go with it (remove_user).
+      return 'MAM archive removed';
+    },
+    remove_mam_for_user_with_peer: async ({ user, host: h, with: peer }) => {
+      const key = account(user, h);
+      const jid = Jid.tryParse(peer);
+      if (!jid) throw badArgument('with', `'${peer}' is not a valid JID`);
+      await store.deleteWithPeer(key, jid.bare);
+      return 'MAM archive removed';
+    },
+    delete_old_mam_messages: async ({ type, days: d }, call) => {
+      const selected = kinds(type);
+      const before = Date.now() - days(d) * DAY_MS;
+      let deleted = 0;
+      for (;;) {
+        const count = await store.deleteOldestBatch(before, selected, SYNC_BATCH);
+        deleted += count;
+        call.progress(deleted, undefined, 'archived messages deleted');
+        if (count < SYNC_BATCH) break;
+      }
+      call.log.info({ deleted, days: d, type }, 'deleted %d archived messages older than %d days', deleted, d);
+    },
+    delete_old_mam_messages_batch: ({ host: h, type, days: d, batch_size, rate }) => {
+      const key = host(h);
+      // Checked here, where the caller is answered; the job's worker reads the type again.
+      kinds(type);
+      return atHome({ op: 'start', host: key, type, days: days(d), batchSize: positive('batch_size', batch_size), rate: positive('rate', rate) });
+    },
+    delete_old_mam_messages_status: ({ host: h }) => atHome({ op: 'status', host: host(h) }),
+    abort_delete_old_mam_messages: ({ host: h }) => atHome({ op: 'abort', host: host(h) }),
+  };
+  return {
+    handlers,
+    channels: [{ name: JOBS_CHANNEL, handler: (payload) => here(payload as unknown as JobCall) }],
+    stop: () => jobs.abortAll(),
+  };
+}
