@@ -180,6 +180,7 @@ export type { Knex } from 'knex';
 // Utilities
 export { KeyedLock } from './util/keyed-lock.js';
 export { JOBS_WORKER, onJobsHome } from './util/jobs-home.js';
+export { PurgeJobs, purgeDays, type PurgeJobsSpec, type PurgeRequest } from './util/purge-jobs.js';
 export { BatchJobs, batchStatusText, type BatchJobOptions, type BatchJobState, type BatchJobStatus } from './util/batch-jobs.js';
 export { CALL_TIMEOUT_MS, PendingCalls, answerOf, unreachable, valueOf, type ChannelAnswer } from './util/pending-calls.js';
 

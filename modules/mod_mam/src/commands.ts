@@ -2,23 +2,19 @@
  * The archive's administration commands, with ejabberd's names, arguments and texts: get_mam_count,
  * remove_mam_for_user, remove_mam_for_user_with_peer, delete_old_mam_messages, and the background purge of
  * one host with its status and abort (delete_old_mam_messages_batch, delete_old_mam_messages_status,
- * abort_delete_old_mam_messages) on the plugin API's batch runner, in the one place jobs run (worker 1 of
+ * abort_delete_old_mam_messages) on the plugin API's PurgeJobs, in the one place jobs run (worker 1 of
  * the cluster's master, onJobsHome: a status or an abort asked on any worker or node finds the purge).
  * They live with the store they act on.
  * The `type` groupchat selects room archives, which this module does not keep: it matches nothing yet.
  */
 import {
-  BatchJobs,
   Jid,
+  PurgeJobs,
   accountKey,
   badArgument,
-  batchStatusText,
-  conflict,
   defineCommand,
-  hostKey,
-  onJobsHome,
+  purgeDays,
   type ChannelRegistration,
-  type ChannelValue,
   type HandlersFor,
   type Logger,
   type ServerServices,
@@ -107,38 +103,15 @@ export const mamCommands = [
   }),
 ] as const;
 
-/** The channel that runs the background purge where the jobs of the server run (onJobsHome). */
-const JOBS_CHANNEL = 'mod_mam.jobs';
-
-type JobCall =
-  | { readonly op: 'start'; readonly host: string; readonly type: string; readonly days: number; readonly batchSize: number; readonly rate: number }
-  | { readonly op: 'status'; readonly host: string }
-  | { readonly op: 'abort'; readonly host: string };
-
 export interface MamCommands {
   readonly handlers: HandlersFor<typeof mamCommands>;
-  /** Runs what another worker or node hands to this one (onJobsHome). */
+  /** Runs what another worker or node hands to this one (the purge jobs' home). */
   readonly channels: ChannelRegistration[];
   /** Stops the running purges (the module stops). */
   stop(): void;
 }
 
 export function mamHandlers(store: ArchiveStore, services: ServerServices, logger: Logger): MamCommands {
-  const jobs = new BatchJobs(logger);
-  const hosts = () => services.config().hosts;
-  const host = (text: string): string => {
-    const key = hostKey(text);
-    if (!hosts().includes(key)) throw badArgument('host', `'${text}' is not a virtual host of this server`);
-    return key;
-  };
-  const account = (user: string, h: string) => {
-    const key = host(h);
-    try {
-      return accountKey(user, key);
-    } catch (err) {
-      throw badArgument('user', `'${user}' is not a valid username: ${(err as Error).message}`);
-    }
-  };
   const kinds = (type: string): ArchiveKind[] => {
     switch (type) {
       case 'chat':
@@ -151,38 +124,22 @@ export function mamHandlers(store: ArchiveStore, services: ServerServices, logge
         throw badArgument('type', `type must be chat, groupchat or all, got '${type}'`);
     }
   };
-  const days = (value: number): number => {
-    if (!Number.isInteger(value) || value < 0) throw badArgument('days', `days must be 0 or more, got ${value}`);
-    return value;
-  };
-  const positive = (name: string, value: number): number => {
-    if (!Number.isInteger(value) || value < 1) throw badArgument(name, `${name} must be 1 or more, got ${value}`);
-    return value;
-  };
-  const jobKey = (h: string) => `mam:${h}`;
-
-  /** What runs where the jobs are: the arguments were checked where the command was called. */
-  const here = (call: JobCall): string => {
-    switch (call.op) {
-      case 'start': {
-        const before = Date.now() - call.days * DAY_MS;
-        const selected = kinds(call.type);
-        const started = jobs.start(jobKey(call.host), {
-          batchSize: call.batchSize,
-          rate: call.rate,
-          step: (limit) => store.deleteOldestBatch(before, selected, limit, call.host),
-          what: `archived ${call.type} messages of ${call.host} older than ${call.days} days`,
-        });
-        if (!started) throw conflict(`Operation in progress: a purge of archived messages runs on ${call.host} (delete_old_mam_messages_status tells how far it got)`);
-        return `Removal of MAM messages older than ${call.days} days started on ${call.host}`;
-      }
-      case 'status':
-        return batchStatusText(jobs.status(jobKey(call.host)));
-      case 'abort':
-        return jobs.abort(jobKey(call.host)) ? 'Operation aborted' : 'No task running';
+  const jobs = new PurgeJobs({
+    channel: 'mod_mam.jobs',
+    what: 'MAM messages',
+    services,
+    logger,
+    // The scope is the `type` argument, checked where the command was called.
+    step: (request, before, limit) => store.deleteOldestBatch(before, kinds(request.scope), limit, request.host),
+  });
+  const account = (user: string, h: string) => {
+    const key = jobs.host(h);
+    try {
+      return accountKey(user, key);
+    } catch (err) {
+      throw badArgument('user', `'${user}' is not a valid username: ${(err as Error).message}`);
     }
   };
-  const atHome = (call: JobCall) => onJobsHome(services, JOBS_CHANNEL, call as unknown as ChannelValue, () => here(call));
   const handlers: HandlersFor<typeof mamCommands> = {
     get_mam_count: ({ user, host: h }) => store.count(account(user, h)),
     remove_mam_for_user: async ({ user, host: h }) => {
@@ -198,9 +155,9 @@ export function mamHandlers(store: ArchiveStore, services: ServerServices, logge
       await store.deleteWithPeer(key, jid.bare);
       return 'MAM archive removed';
     },
-    delete_old_mam_messages: async ({ type, days: d }, call) => {
+    delete_old_mam_messages: async ({ type, days }, call) => {
       const selected = kinds(type);
-      const before = Date.now() - days(d) * DAY_MS;
+      const before = Date.now() - purgeDays(days) * DAY_MS;
       let deleted = 0;
       for (;;) {
         const count = await store.deleteOldestBatch(before, selected, SYNC_BATCH);
@@ -208,20 +165,14 @@ export function mamHandlers(store: ArchiveStore, services: ServerServices, logge
         call.progress(deleted, undefined, 'archived messages deleted');
         if (count < SYNC_BATCH) break;
       }
-      call.log.info({ deleted, days: d, type }, 'deleted %d archived messages older than %d days', deleted, d);
+      call.log.info({ deleted, days, type }, 'deleted %d archived messages older than %d days', deleted, days);
     },
-    delete_old_mam_messages_batch: ({ host: h, type, days: d, batch_size, rate }) => {
-      const key = host(h);
-      // Checked here, where the caller is answered; the job's worker reads the type again.
+    delete_old_mam_messages_batch: ({ type, ...args }) => {
       kinds(type);
-      return atHome({ op: 'start', host: key, type, days: days(d), batchSize: positive('batch_size', batch_size), rate: positive('rate', rate) });
+      return jobs.start({ ...args, scope: type });
     },
-    delete_old_mam_messages_status: ({ host: h }) => atHome({ op: 'status', host: host(h) }),
-    abort_delete_old_mam_messages: ({ host: h }) => atHome({ op: 'abort', host: host(h) }),
+    delete_old_mam_messages_status: ({ host }) => jobs.status(host),
+    abort_delete_old_mam_messages: ({ host }) => jobs.abort(host),
   };
-  return {
-    handlers,
-    channels: [{ name: JOBS_CHANNEL, handler: (payload) => here(payload as unknown as JobCall) }],
-    stop: () => jobs.abortAll(),
-  };
+  return { handlers, channels: jobs.channels, stop: () => jobs.stop() };
 }

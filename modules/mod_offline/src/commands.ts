@@ -5,7 +5,7 @@
  * batch runner, with ejabberd's texts, in the one place jobs run (worker 1 of the cluster's master: a
  * status or an abort asked on any worker or node finds the purge). They live with the store they purge.
  */
-import { BatchJobs, badArgument, batchStatusText, conflict, defineCommand, hostKey, onJobsHome, type ChannelRegistration, type ChannelValue, type HandlersFor, type Logger, type ServerServices } from '@service/plugin-api';
+import { PurgeJobs, defineCommand, purgeDays, type ChannelRegistration, type HandlersFor, type Logger, type ServerServices } from '@service/plugin-api';
 import type { OfflineStore } from './store.js';
 
 const DAY_MS = 86_400_000;
@@ -71,87 +71,42 @@ export const offlineCommands = [
   }),
 ] as const;
 
-/** The channel that runs the background purge where the jobs of the server run (onJobsHome). */
-const JOBS_CHANNEL = 'mod_offline.jobs';
-
-type JobCall =
-  | { readonly op: 'start'; readonly host: string; readonly days: number; readonly batchSize: number; readonly rate: number }
-  | { readonly op: 'status'; readonly host: string }
-  | { readonly op: 'abort'; readonly host: string };
-
 export interface OfflinePurges {
   readonly handlers: HandlersFor<typeof offlineCommands>;
-  /** Runs what another worker or node hands to this one (onJobsHome). */
+  /** Runs what another worker or node hands to this one (the purge jobs' home). */
   readonly channels: ChannelRegistration[];
   /** Stops the running purges (the module stops). */
   stop(): void;
 }
 
 export function offlinePurges(store: OfflineStore, services: ServerServices, logger: Logger): OfflinePurges {
-  const jobs = new BatchJobs(logger);
-  const hosts = () => services.config().hosts;
-  const host = (text: string): string => {
-    const key = hostKey(text);
-    if (!hosts().includes(key)) throw badArgument('host', `'${text}' is not a virtual host of this server`);
-    return key;
-  };
-  const days = (value: number): number => {
-    if (!Number.isInteger(value) || value < 0) throw badArgument('days', `days must be 0 or more, got ${value}`);
-    return value;
-  };
-  const positive = (name: string, value: number): number => {
-    if (!Number.isInteger(value) || value < 1) throw badArgument(name, `${name} must be 1 or more, got ${value}`);
-    return value;
-  };
-  const jobKey = (h: string) => `offline:${h}`;
-
-  /** What runs where the jobs are: the arguments were checked where the command was called. */
-  const here = (call: JobCall): string => {
-    switch (call.op) {
-      case 'start': {
-        const before = Date.now() - call.days * DAY_MS;
-        const started = jobs.start(jobKey(call.host), {
-          batchSize: call.batchSize,
-          rate: call.rate,
-          step: (limit) => store.deleteOldestBatch(call.host, before, limit),
-          what: `offline messages of ${call.host} older than ${call.days} days`,
-        });
-        if (!started) throw conflict(`Operation in progress: a purge of offline messages runs on ${call.host} (delete_old_messages_status tells how far it got)`);
-        return `Removal of offline messages older than ${call.days} days started on ${call.host}`;
-      }
-      case 'status':
-        return batchStatusText(jobs.status(jobKey(call.host)));
-      case 'abort':
-        return jobs.abort(jobKey(call.host)) ? 'Operation aborted' : 'No task running';
-    }
-  };
-  const atHome = (call: JobCall) => onJobsHome(services, JOBS_CHANNEL, call as unknown as ChannelValue, () => here(call));
-
+  const jobs = new PurgeJobs({
+    channel: 'mod_offline.jobs',
+    what: 'offline messages',
+    services,
+    logger,
+    step: (request, before, limit) => store.deleteOldestBatch(request.host, before, limit),
+  });
   const handlers: HandlersFor<typeof offlineCommands> = {
     delete_expired_messages: async () => {
       await store.deleteExpired(Date.now());
     },
-    delete_old_messages: async ({ days: d }, call) => {
-      const before = Date.now() - days(d) * DAY_MS;
+    delete_old_messages: async ({ days }, call) => {
+      const before = Date.now() - purgeDays(days) * DAY_MS;
       let deleted = 0;
-      for (const h of hosts()) {
+      for (const host of services.config().hosts) {
         for (;;) {
-          const count = await store.deleteOldestBatch(h, before, SYNC_BATCH);
+          const count = await store.deleteOldestBatch(host, before, SYNC_BATCH);
           deleted += count;
           call.progress(deleted, undefined, 'offline messages deleted');
           if (count < SYNC_BATCH) break;
         }
       }
-      call.log.info({ deleted, days: d }, 'deleted %d offline messages older than %d days', deleted, d);
+      call.log.info({ deleted, days }, 'deleted %d offline messages older than %d days', deleted, days);
     },
-    delete_old_messages_batch: ({ host: h, days: d, batch_size, rate }) =>
-      atHome({ op: 'start', host: host(h), days: days(d), batchSize: positive('batch_size', batch_size), rate: positive('rate', rate) }),
-    delete_old_messages_status: ({ host: h }) => atHome({ op: 'status', host: host(h) }),
-    abort_delete_old_messages: ({ host: h }) => atHome({ op: 'abort', host: host(h) }),
+    delete_old_messages_batch: (args) => jobs.start(args),
+    delete_old_messages_status: ({ host }) => jobs.status(host),
+    abort_delete_old_messages: ({ host }) => jobs.abort(host),
   };
-  return {
-    handlers,
-    channels: [{ name: JOBS_CHANNEL, handler: (payload) => here(payload as unknown as JobCall) }],
-    stop: () => jobs.abortAll(),
-  };
+  return { handlers, channels: jobs.channels, stop: () => jobs.stop() };
 }
