@@ -19,6 +19,7 @@ import {
   StreamError,
   recordOf,
   type C2SSession,
+  type ChannelValue,
   type MovedSession,
   type SessionAnnouncement,
   type SessionPeers,
@@ -54,6 +55,9 @@ export interface ServerActions {
 export function workerName(index: number): string {
   return `worker-${index}`;
 }
+
+/** The kernel's channel that drops a cache entry in another worker and answers once it is dropped. */
+const INVALIDATE_CHANNEL = 'kernel.invalidate';
 
 function indexOf(name: string): number {
   return Number(name.slice('worker-'.length));
@@ -126,7 +130,10 @@ export class WorkerLink implements SessionPeers {
     hooks.add('c2s_session_closed', (session) => {
       if (local(session)) this.#broadcast({ kind: 'directory', event: { op: 'del', bare: session.account.bare, resource: session.resource, id: session.id } });
     }, 10);
-    hooks.add('cache_invalidated', (cache, key) => this.#broadcast({ kind: 'invalidate', cache, ...(key === undefined ? {} : { key }) }));
+    // Acknowledged: the change that dropped an entry (a password changed, a token revoked) returns once every
+    // other worker dropped it too, so that no request served after it can pass with what was dropped.
+    services.processes.register({ name: INVALIDATE_CHANNEL, handler: (payload) => this.#invalidated(payload) }, 'kernel');
+    hooks.add('cache_invalidated', (cache, key) => this.#invalidateEverywhere(cache, key));
     hooks.add('clear_cache', () => this.#broadcast({ kind: 'invalidate', cache: '*' }));
     services.xmpp.addSessionSource(this.table, 'kernel');
     services.xmpp.router.carryFanOut({
@@ -234,6 +241,24 @@ export class WorkerLink implements SessionPeers {
     // A session that moved here from another worker is no longer that worker's in this copy.
     this.table.apply(event);
     this.#broadcast({ kind: 'directory', event });
+  }
+
+  async #invalidateEverywhere(cache: string, key: string | undefined): Promise<void> {
+    const payload = { cache, ...(key === undefined ? {} : { key }) };
+    await Promise.all(
+      [...this.#peers.keys()].map((index) =>
+        this.services.processes.call(index, INVALIDATE_CHANNEL, payload).catch((err: Error) => {
+          // A worker that is gone has no cache left; one that comes back starts empty.
+          this.logger.warn({ worker: index, cache, err: err.message }, 'worker %d did not confirm dropping %s: %s', index, cache, err.message);
+        }),
+      ),
+    );
+  }
+
+  #invalidated(payload: ChannelValue): null {
+    const { cache, key } = payload as { cache: string; key?: string };
+    this.services.caches.invalidateLocal(cache, key);
+    return null;
   }
 
   #broadcast(message: PeerMessage): void {
