@@ -7,7 +7,7 @@
  * before the message goes on: once a client sees a message (or its sender's stream acknowledges it), its
  * archive row is written.
  */
-import { Jid, accountKey, x, type AccountsApi, type DeliverContext, type Logger, type SendContext, type XmlElement } from '@service/plugin-api';
+import { Jid, accountKey, x, type AccountsApi, type DeliverContext, type Logger, type SendContext, type SessionDirectory, type XmlElement } from '@service/plugin-api';
 import type { RosterApi } from '@service/mod_roster/api';
 import { NS_SID } from './ns.js';
 import { archivableBody, wantsArchived } from './policy.js';
@@ -18,6 +18,7 @@ export interface ArchivingDeps {
   readonly store: ArchiveStore;
   readonly prefs: PrefsStore;
   readonly accounts: AccountsApi;
+  readonly sessions: SessionDirectory;
   readonly logger: Logger;
   readonly defaultMode: () => DefaultMode;
   readonly roster: () => RosterApi | undefined;
@@ -52,12 +53,17 @@ export class Archiver {
       ctx.stanza = stanza;
       // A message to one's own account was archived once already, when it was sent; a message for an
       // account that does not exist is bounced further on, and has no archive to go to.
-      if (ctx.from.bare !== owner.bare && archivableBody(stanza) !== undefined && (await this.deps.accounts.exists(owner.user!, owner.host))) {
+      if (ctx.from.bare !== owner.bare && archivableBody(stanza) !== undefined && (await this.#exists(owner))) {
         const id = await this.#archive(owner, ctx.from, 'in', stanza);
         if (id !== undefined) ctx.stanza = stanza.clone().append(x('stanza-id', { xmlns: NS_SID, by: owner.bare, id }));
       }
     }
     await next();
+  }
+
+  /** Whether the account exists: one with a session does, without asking the database (most messages). */
+  async #exists(owner: Jid): Promise<boolean> {
+    return (await this.deps.sessions.byAccount(owner.bare)).length > 0 || this.deps.accounts.exists(owner.user!, owner.host);
   }
 
   /** Archives `stanza` in `owner`'s archive when the policy says so; the stanza id, or undefined. */

@@ -54,9 +54,9 @@ export default defineModule({
   start(ctx) {
     const { router } = ctx.services.xmpp;
     const store = new ArchiveStore(ctx.db);
-    const prefs = new PrefsStore(ctx.db);
+    const prefs = new PrefsStore(ctx.db, ctx.services.caches);
     const defaultMode = () => ctx.options.default as DefaultMode;
-    const archiver = new Archiver({ store, prefs, accounts: ctx.services.accounts, logger: ctx.logger, defaultMode, roster: () => ctx.find(rosterService) });
+    const archiver = new Archiver({ store, prefs, accounts: ctx.services.accounts, sessions: ctx.services.xmpp.sessions, logger: ctx.logger, defaultMode, roster: () => ctx.find(rosterService) });
     const commands = mamHandlers(store, ctx.services, ctx.logger);
     const queryDeps = { store, router, maxPage: () => ctx.options.max_page };
     const features = [NS_MAM, NS_MAM_EXTENDED, NS_SID];
@@ -65,7 +65,10 @@ export default defineModule({
       handlers: commands.handlers,
       channels: commands.channels,
       // A running purge stops between two batches with its module.
-      stop: () => commands.stop(),
+      stop: () => {
+        commands.stop();
+        prefs.leave();
+      },
       xmpp: {
         iq: [
           { type: 'get', ns: NS_MAM, name: 'query', to: 'account', handler: () => queryForm() },
