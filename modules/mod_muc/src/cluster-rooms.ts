@@ -93,22 +93,36 @@ export class ClusteredRooms implements MucApi {
     }
   }
 
-  /** A session of this node ended: every room it was in, on any node, lets it go. */
-  async sessionClosed(full: Jid): Promise<void> {
-    for (const seats of this.#seats.values()) seats.delete(full.full);
-    await this.#everywhere({ event: 'session-closed', jid: full.full }, () => this.local.sessionClosed(full));
+  /**
+   * A session ended: every room it was in lets it go. A session of this node joined other nodes' rooms
+   * through this node (its seats), so only those nodes are told: a logout costs no call to nodes whose
+   * rooms it never entered. A session this node did not carry (a dead node's, which this node cleans up
+   * after) may have been anywhere: every node is told.
+   */
+  async sessionClosed(full: Jid, carriedHere = true): Promise<void> {
+    const seated = new Set<string>();
+    for (const seats of this.#seats.values()) {
+      const seat = seats.get(full.full);
+      if (seat) seated.add(seat.node);
+      seats.delete(full.full);
+    }
+    const event = { event: 'session-closed', jid: full.full };
+    await this.#tell(carriedHere ? [...seated] : this.#others(), event, () => this.local.sessionClosed(full));
   }
 
   /** An account was removed: every node's rooms forget it. */
   accountRemoved(bare: string): Promise<void> {
-    return this.#everywhere({ event: 'account-removed', bare }, () => this.local.accountRemoved(bare));
+    return this.#tell(this.#others(), { event: 'account-removed', bare }, () => this.local.accountRemoved(bare));
   }
 
-  async #everywhere(event: Payload, here: () => Promise<void>): Promise<void> {
+  #others(): string[] {
+    return this.nodes.live().filter((node) => node !== this.nodes.self);
+  }
+
+  async #tell(nodes: readonly string[], event: Payload, here: () => Promise<void>): Promise<void> {
     await here();
     if (!this.nodes.clustered()) return;
-    const others = this.nodes.live().filter((node) => node !== this.nodes.self);
-    await Promise.all(others.map((node) => this.nodes.call(node, EVENT_CHANNEL, event).catch(() => undefined)));
+    await Promise.all(nodes.map((node) => this.nodes.call(node, EVENT_CHANNEL, event).catch(() => undefined)));
   }
 
   // MucApi: a room's calls run where the room lives; listings gather every node's rooms.

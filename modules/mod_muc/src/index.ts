@@ -5,7 +5,7 @@
  * mod_admin_extra's send_message.
  */
 import { discoItemsService } from '@service/mod_disco/api';
-import { defineModule, provide, type AclSubject, type C2SSession, type XmlElement } from '@service/plugin-api';
+import { defineModule, provide, type AclSubject, type C2SSession, type Jid, type XmlElement } from '@service/plugin-api';
 import type { MucEnv, MucSettings } from './context.js';
 import { MUC_MIGRATIONS } from './migrations.js';
 import { ROOM_OPTION_FIELDS } from './options-schema.js';
@@ -109,8 +109,10 @@ export default defineModule({
       settings.services.filter((service) => settings.hostOf(service) === host).map((jid) => ({ jid, name: 'Chatrooms' })),
     );
     const { processes } = ctx.services;
-    const hooks = (rooms: Pick<RoomsAway, 'sessionClosed' | 'accountRemoved'>) => [
-      { hook: 'c2s_session_closed' as const, handler: (session: C2SSession) => rooms.sessionClosed(session.jid) },
+    // `carriedHere`: whether this process carried the session (a cluster's node tells other nodes only then
+    // where it joined rooms, see cluster-rooms.ts).
+    const hooks = (rooms: { sessionClosed(full: Jid, carriedHere: boolean): Promise<void>; accountRemoved(bare: string): Promise<void> }) => [
+      { hook: 'c2s_session_closed' as const, handler: (session: C2SSession) => rooms.sessionClosed(session.jid, ctx.services.xmpp.isLocal(session)) },
       { hook: 'remove_user' as const, handler: (user: string, host: string) => rooms.accountRemoved(`${user}@${host}`) },
     ];
     if (processes.self !== HOME_WORKER) {
