@@ -105,6 +105,7 @@ export {
   DEFAULT_LIMITS,
   ParseError,
   StreamParser,
+  namespaceDeclarations,
   parseElement,
   type ParseErrorCondition,
   type StreamParserHandlers,

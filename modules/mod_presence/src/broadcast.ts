@@ -33,12 +33,12 @@ export class PresenceBroadcast {
     // there, not here: its availability says whether its subscribers were told.
     const announced = state.announced || (!this.xmpp.isLocal(session) && session.available);
     if (announced) for (const target of await this.#audience(session)) targets.set(target.full, target);
-    for (const [full, recipient] of state.directed) {
+    for (const [full, recipient] of state.directed ?? []) {
       // A subscriber's bare JID already reaches every resource of it.
       if (!targets.has(recipient.bare)) targets.set(full, recipient);
     }
     state.announced = false;
-    state.directed.clear();
+    state.directed = undefined;
     for (const target of targets.values()) await this.#route(addressed(presence, session.jid, target));
   }
 
@@ -63,9 +63,9 @@ export class PresenceBroadcast {
 
   /** Directed presence (RFC 6121 §4.6): remembered, so that the recipient hears when the session goes away. */
   trackDirected(session: C2SSession, to: Jid, type: string | undefined): void {
-    const { directed } = presenceOf(session);
-    if (type === undefined) directed.set(to.full, to);
-    else directed.delete(to.full);
+    const state = presenceOf(session);
+    if (type === undefined) (state.directed ??= new Map()).set(to.full, to);
+    else state.directed?.delete(to.full);
   }
 
   /** The subscribers' bare JIDs and the account's own. */

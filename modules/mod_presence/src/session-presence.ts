@@ -8,14 +8,17 @@ import { Jid, type C2SSession, type SessionStateCarrier } from '@service/plugin-
 export interface SessionPresence {
   /** Available presence was broadcast and no unavailable since: subscribers must be told when it ends. */
   announced: boolean;
-  /** Recipients of directed available presence, by full (or bare) JID. */
-  readonly directed: Map<string, Jid>;
+  /**
+   * Recipients of directed available presence, by full (or bare) JID; made at the first (most sessions never
+   * send one, and an idle session should not carry an empty map).
+   */
+  directed?: Map<string, Jid>;
 }
 
 const STATE_KEY = 'mod_presence';
 
 export function presenceOf(session: C2SSession): SessionPresence {
-  return session.state<SessionPresence>(STATE_KEY, () => ({ announced: false, directed: new Map() }));
+  return session.state<SessionPresence>(STATE_KEY, () => ({ announced: false }));
 }
 
 /**
@@ -26,7 +29,7 @@ export const sessionPresenceCarrier: SessionStateCarrier = {
   key: STATE_KEY,
   save: (session) => {
     const state = session.peekState<SessionPresence>(STATE_KEY);
-    return state ? { announced: state.announced, directed: [...state.directed.keys()] } : undefined;
+    return state ? { announced: state.announced, directed: [...(state.directed?.keys() ?? [])] } : undefined;
   },
   restore: (session, saved) => {
     if (typeof saved !== 'object' || saved === null || Array.isArray(saved)) return;
@@ -34,7 +37,7 @@ export const sessionPresenceCarrier: SessionStateCarrier = {
     state.announced = saved.announced === true;
     for (const jid of Array.isArray(saved.directed) ? saved.directed : []) {
       const parsed = typeof jid === 'string' ? Jid.tryParse(jid) : undefined;
-      if (parsed) state.directed.set(jid as string, parsed);
+      if (parsed) (state.directed ??= new Map()).set(jid as string, parsed);
     }
   },
 };

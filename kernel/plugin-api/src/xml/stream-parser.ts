@@ -16,7 +16,7 @@
  * '<' or the end of a comment): text or '<!'/'<?' there is an error at once.
  */
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { XmlElement } from './element.js';
+import { XmlElement, escapeAttr } from './element.js';
 import { ReferenceGuard } from './reference-guard.js';
 
 export type ParseErrorCondition = 'not-well-formed' | 'restricted-xml' | 'policy-violation';
@@ -53,11 +53,26 @@ export interface StreamParserOptions {
   readonly holdAfter?: (element: XmlElement) => boolean;
   /** Continue a stream whose header another parser already read: no header expected, none reported. */
   readonly continued?: boolean;
+  /**
+   * A continued stream's namespace declarations (`xmlns`, `xmlns:*` of the header the other parser read), so
+   * that the prefixes a client declared there still resolve; jabber:client and the stream prefix by default.
+   */
+  readonly declarations?: Readonly<Record<string, string>>;
 }
+
+/** The namespace declarations among a stream header's attributes (what a continued parser must know). */
+export function namespaceDeclarations(attrs: Readonly<Record<string, string>>): Record<string, string> {
+  const declarations: Record<string, string> = {};
+  for (const [name, value] of Object.entries(attrs)) if (name === 'xmlns' || name.startsWith('xmlns:')) declarations[name] = value;
+  return declarations;
+}
+
+const DEFAULT_DECLARATIONS: Readonly<Record<string, string>> = { xmlns: 'jabber:client', 'xmlns:stream': 'http://etherx.jabber.org/streams' };
 
 export class StreamParser {
   readonly #parser: SaxesParser<{ xmlns: true; position: true }>;
-  readonly #decoder = new TextDecoder('utf-8', { fatal: true });
+  /** Made by the first `write` of bytes: transports that decode for themselves feed text and need none. */
+  #decoder: InstanceType<typeof TextDecoder> | undefined;
   readonly #references = new ReferenceGuard();
   /** The chunk being parsed and the character offset where it starts, to size a stanza that ends in it. */
   #chunk = '';
@@ -111,7 +126,9 @@ export class StreamParser {
     if (options.continued) {
       this.#suppressStart = true;
       this.#started = true;
-      parser.write(`<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>`);
+      let header = '<stream:stream';
+      for (const [name, value] of Object.entries(options.declarations ?? DEFAULT_DECLARATIONS)) header += ` ${name}='${escapeAttr(value)}'`;
+      parser.write(`${header}>`);
     }
   }
 
@@ -130,6 +147,14 @@ export class StreamParser {
     return this.#failed;
   }
 
+  /**
+   * Between two stanzas with nothing pending: the parser can be dropped and a continued one take over later
+   * with nothing lost (a quiet connection's parser is let go to save its memory).
+   */
+  get atRest(): boolean {
+    return this.#rootOpen && !this.#failed && this.#held === undefined && this.#stack.length === 0 && this.#gap === 'space';
+  }
+
   /** The element being parsed, while one is open (the stanza not yet closed). */
   get openElement(): string | undefined {
     return this.#stack[0]?.name;
@@ -140,7 +165,7 @@ export class StreamParser {
     if (this.#failed) return;
     let text: string;
     try {
-      text = this.#decoder.decode(chunk, { stream: true });
+      text = (this.#decoder ??= new TextDecoder('utf-8', { fatal: true })).decode(chunk, { stream: true });
     } catch {
       this.#fail('not-well-formed', 'the stream is not valid UTF-8');
       return;

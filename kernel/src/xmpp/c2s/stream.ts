@@ -69,9 +69,10 @@ export class C2SStream implements StreamControl {
   /**
    * Wrong credentials on this connection, per account then per mechanism. They are judged when the connection
    * ends: a client that tries mechanisms in turn and gets in was never guessing, and one round of mechanisms
-   * with a wrong password is one failed login (see #reportFailedLogins).
+   * with a wrong password is one failed login (see #reportFailedLogins). Made at the first wrong credential:
+   * most connections never see one, and an idle session should not carry an empty map.
    */
-  readonly #wrongCredentials = new Map<string, Map<string, number>>();
+  #wrongCredentials: Map<string, Map<string, number>> | undefined;
   #session: C2SSession | undefined;
   #queue: Promise<void> = Promise.resolve();
   readonly #timer: NodeJS.Timeout;
@@ -174,10 +175,10 @@ export class C2SStream implements StreamControl {
    * failure; three passwords with PLAIN are three). The account that finally logged in is forgiven.
    */
   #reportFailedLogins(): void {
-    for (const [account, byMechanism] of this.#wrongCredentials) {
+    for (const [account, byMechanism] of this.#wrongCredentials ?? []) {
       this.env.logins.failed(this.transport.ip, account, 'c2s', Math.max(...byMechanism.values()));
     }
-    this.#wrongCredentials.clear();
+    this.#wrongCredentials = undefined;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -356,7 +357,7 @@ export class C2SStream implements StreamControl {
       this.#sasl = undefined;
       this.#user = user;
       const account = `${user}@${this.#host}`;
-      this.#wrongCredentials.delete(account);
+      this.#wrongCredentials?.delete(account);
       this.env.logins.succeeded(this.transport.ip, account);
       this.#stage = 'authenticated';
       const data = step.success.additionalData;
@@ -374,9 +375,10 @@ export class C2SStream implements StreamControl {
       this.#authFailures++;
       if (err.wrongCredentialsFor !== undefined) {
         const account = `${err.wrongCredentialsFor}@${this.#host}`;
-        const byMechanism = this.#wrongCredentials.get(account) ?? new Map<string, number>();
+        const wrong = (this.#wrongCredentials ??= new Map());
+        const byMechanism = wrong.get(account) ?? new Map<string, number>();
         byMechanism.set(mechanism, (byMechanism.get(mechanism) ?? 0) + 1);
-        this.#wrongCredentials.set(account, byMechanism);
+        wrong.set(account, byMechanism);
       }
       await this.env.hooks.run('c2s_auth_failed', this.transport.ip, user, this.#host!, mechanism).catch(() => {});
       if (this.#authFailures >= this.options.maxAuthFailures) this.close(new StreamError('policy-violation', 'too many failed authentication attempts'));

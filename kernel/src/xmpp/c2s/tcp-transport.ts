@@ -9,7 +9,8 @@ import { normalizeIp } from '../../access/ip.js';
 import { NS } from '@service/plugin-api';
 import type { ChannelBindingType } from '@service/plugin-api';
 import { serialize, escapeAttr, type XmlElement } from '@service/plugin-api';
-import { StreamParser, type StreamParserLimits } from '@service/plugin-api';
+import { StreamParser, namespaceDeclarations, type StreamParserLimits } from '@service/plugin-api';
+import { quietParsers, type QuietCandidate, type QuietParsers } from './quiet-parsers.js';
 import type { Transport, TransportEvents } from './transport.js';
 
 /** A client that stops reading while we keep writing is dropped past this many buffered bytes. */
@@ -20,13 +21,19 @@ export interface TlsSettings {
   readonly sniContext: (servername: string) => SecureContext | undefined;
 }
 
-export class TcpTransport implements Transport {
+export class TcpTransport implements Transport, QuietCandidate {
   readonly ip: string;
   readonly port: number;
   #socket: Socket;
-  #parser!: StreamParser;
+  /** Undefined while the connection is quiet (quiet-parsers.ts): the next bytes get a continued parser. */
+  #parser: StreamParser | undefined;
   /** Bytes to text, for the whole connection: a character may span chunks, and parsers change on restarts. */
-  #decoder = new TextDecoder('utf-8', { fatal: true });
+  #decoder: InstanceType<typeof TextDecoder> | undefined = new TextDecoder('utf-8', { fatal: true });
+  /** The current stream header's namespace declarations, for a parser that continues the stream. */
+  #declarations: Record<string, string> | undefined;
+  #heard = false;
+  /** The last byte received: a multi-byte character may be half in the decoder when it is 0x80 or more. */
+  #lastByte = 0;
   #events: TransportEvents | undefined;
   #secure: boolean;
   #ended = false;
@@ -35,6 +42,7 @@ export class TcpTransport implements Transport {
   readonly #onData = (chunk: Buffer) => this.#receive(chunk);
   readonly #onClose = () => {
     clearTimeout(this.#destroyTimer);
+    this.quiet.unwatch(this);
     this.#events?.disconnected();
   };
   readonly #onError = () => {};
@@ -44,6 +52,8 @@ export class TcpTransport implements Transport {
     private readonly limits: StreamParserLimits,
     private readonly tls: TlsSettings | undefined,
     directTls: boolean,
+    /** The process's sweeper; tests give their own, to sweep when they choose. */
+    private readonly quiet: QuietParsers = quietParsers,
   ) {
     this.#socket = socket;
     this.#secure = directTls;
@@ -51,6 +61,7 @@ export class TcpTransport implements Transport {
     this.port = socket.remotePort ?? 0;
     this.#listen(socket);
     this.restart();
+    this.quiet.watch(this);
   }
 
   get kind(): 'c2s' | 'c2s_tls' {
@@ -111,7 +122,20 @@ export class TcpTransport implements Transport {
   }
 
   resume(): void {
-    if (this.#parser.holding) this.#replaceParser(true);
+    if (this.#parser?.holding) this.#replaceParser(true);
+  }
+
+  heardSinceLastSweep(): boolean {
+    const heard = this.#heard;
+    this.#heard = false;
+    return heard;
+  }
+
+  releaseParser(): boolean {
+    if (this.#ended || !this.#parser?.atRest || this.#lastByte >= 0x80) return false;
+    this.#parser = undefined;
+    this.#decoder = undefined;
+    return true;
   }
 
   /**
@@ -123,14 +147,21 @@ export class TcpTransport implements Transport {
     const events = (): TransportEvents | undefined => this.#events;
     this.#parser = new StreamParser(
       {
-        streamStart: (name, attrs, ns) => events()?.open(attrs, name, ns),
+        streamStart: (name, attrs, ns) => {
+          this.#declarations = namespaceDeclarations(attrs);
+          events()?.open(attrs, name, ns);
+        },
         element: (element) => events()?.element(element),
         streamEnd: () => events()?.close(),
         error: (condition, text) => events()?.error(condition, text),
       },
       this.limits,
       // What follows a SASL element may be a restarted stream (XEP-0305 pipelining): hold it.
-      { holdAfter: (element) => element.ns === NS.SASL && (element.local === 'auth' || element.local === 'response'), continued },
+      {
+        holdAfter: (element) => element.ns === NS.SASL && (element.local === 'auth' || element.local === 'response'),
+        continued,
+        declarations: continued ? this.#declarations : undefined,
+      },
     );
     if (held) this.#parser.writeText(held);
   }
@@ -151,7 +182,7 @@ export class TcpTransport implements Transport {
     this.#socket = secure;
     this.#listen(secure);
     // Plaintext that came after <starttls/> is not part of the TLS stream: drop it with the old parser.
-    this.#parser.takeHeld();
+    this.#parser?.takeHeld();
     this.#decoder = new TextDecoder('utf-8', { fatal: true });
     this.#parser = new StreamParser({ streamStart: () => {}, element: () => {}, streamEnd: () => {}, error: () => {} });
     await new Promise<void>((resolve, reject) => {
@@ -165,7 +196,7 @@ export class TcpTransport implements Transport {
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#parser.end();
+    this.#parser?.end();
     this.#flush();
     this.#socket.end();
     // A peer that never closes its side must not keep the socket forever.
@@ -179,14 +210,22 @@ export class TcpTransport implements Transport {
   }
 
   #receive(chunk: Buffer): void {
+    if (this.#ended) return;
+    this.#heard = true;
+    this.#lastByte = chunk[chunk.length - 1] ?? 0;
+    if (!this.#parser) {
+      // A quiet connection speaks again: a parser continues its stream where the dropped one stood.
+      this.#replaceParser(true);
+      this.quiet.watch(this);
+    }
     let text: string;
     try {
-      text = this.#decoder.decode(chunk, { stream: true });
+      text = (this.#decoder ??= new TextDecoder('utf-8', { fatal: true })).decode(chunk, { stream: true });
     } catch {
       this.#events?.error('not-well-formed', 'the stream is not valid UTF-8');
       return;
     }
-    this.#parser.writeText(text, chunk.byteLength);
+    this.#parser!.writeText(text, chunk.byteLength);
   }
 
   /**
