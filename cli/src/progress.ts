@@ -50,7 +50,7 @@ export class Progress {
       text = `${FRAMES[this.#frame++ % FRAMES.length]} ${this.command}${state ? ` ${state.done}` : ''}`;
     }
     const label = state?.label ? ` ${state.label}` : '';
-    const columns = this.stream.columns ?? 80;
+    const columns = this.stream.columns || 80; // a pseudo-terminal without a size says 0
     this.stream.write(`\r\x1b[2K${`${text}${label} ${seconds}s`.slice(0, columns - 1)}`);
   }
 }

@@ -88,8 +88,17 @@ export function offlinePurges(store: OfflineStore, services: ServerServices, log
     step: (request, before, limit) => store.deleteOldestBatch(request.host, before, limit),
   });
   const handlers: HandlersFor<typeof offlineCommands> = {
-    delete_expired_messages: async () => {
-      await store.deleteExpired(Date.now());
+    delete_expired_messages: async (_args, call) => {
+      // In steps, as delete_old_messages: no long statement, and servicectl shows the count as it grows.
+      const now = Date.now();
+      let deleted = 0;
+      for (;;) {
+        const count = await store.deleteExpiredBatch(now, SYNC_BATCH);
+        deleted += count;
+        call.progress(deleted, undefined, 'expired offline messages deleted');
+        if (count < SYNC_BATCH) break;
+      }
+      call.log.info({ deleted }, 'deleted %d expired offline messages', deleted);
     },
     delete_old_messages: async ({ days }, call) => {
       const before = Date.now() - purgeDays(days) * DAY_MS;

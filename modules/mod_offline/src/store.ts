@@ -103,6 +103,18 @@ export class OfflineStore {
     return this.db(OFFLINE_TABLE).whereNotNull('expires_at').andWhere('expires_at', '<=', now).delete();
   }
 
+  /** At most `limit` of the messages expired at `now`; returns how many went (the command's steps). */
+  async deleteExpiredBatch(now: number, limit: number): Promise<number> {
+    const rows: Array<{ id: number }> = await this.db(OFFLINE_TABLE).select('id').whereNotNull('expires_at').andWhere('expires_at', '<=', now).limit(limit);
+    if (!rows.length) return 0;
+    return this.db(OFFLINE_TABLE)
+      .whereIn(
+        'id',
+        rows.map((r) => r.id),
+      )
+      .delete();
+  }
+
   /** Messages stored before `before` (ms), of one host or of all. */
   async deleteStoredBefore(before: number, host?: string): Promise<number> {
     const query = this.db(OFFLINE_TABLE).where('created_at', '<', before);

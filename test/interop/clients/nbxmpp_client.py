@@ -9,6 +9,10 @@ With --muc (group chat, as Gajim joins one): asks the room's disco#info through 
 (request_info), sends the join presence (<x xmlns='http://jabber.org/protocol/muc'/>, no history) as --nick,
 reports its self-presence (status 110) and the occupants seen before it, waits for a groupchat message
 (--muc-expect), sends one (--muc-send), waits for the room to reflect it, and leaves.
+With --mam (the message archive, as Gajim fetches it): pages through the account's whole archive with
+nbxmpp's MAM module (make_query, XEP-0059 <after/> the last id of each page, --mam-page per query) until a
+page says complete; the results arrive as messages nbxmpp unwraps itself (properties.mam), each page is
+reported with its RSM summary and its messages.
 Each step is a JSON line on stdout; nbxmpp's debug log (with the XML it sends and receives) goes to stderr.
 Exits 0 when every step it was asked for happened, 1 otherwise.
 """
@@ -17,6 +21,7 @@ import json
 import logging
 import os
 import sys
+from datetime import datetime, timezone
 
 import gi
 
@@ -52,6 +57,11 @@ class Session:
         client.subscribe('connection-failed', self.on_failed)
         client.subscribe('disconnected', self.on_disconnected)
         client.register_handler(StanzaHandler(name='message', callback=self.on_message, typ='chat', priority=50))
+        if args.mam:
+            # The results, by query id, as they arrive before each query's IQ result.
+            self.mam_results = {}
+            self.mam_pages = 0
+            self.mam_total = 0
         if args.muc:
             self.room = JID.from_string(args.muc)
             self.occupants = []
@@ -97,6 +107,8 @@ class Session:
         elif self.args.peer:
             self.client.send_stanza(Message(to=self.args.peer, body=self.args.send, typ='chat'))
             report('sent', to=self.args.peer, body=self.args.send)
+        elif self.args.mam:
+            self.mam_query(None)
         else:
             self.finish()
 
@@ -165,7 +177,47 @@ class Session:
             self.client.send_stanza(Presence(to=f'{self.room}/{self.args.nick}', typ='unavailable'))
             report('muc_leaving', room=str(self.room))
 
+    def mam_query(self, after):
+        """One page of the own archive, after `after` (None: the oldest page)."""
+        self.mam_pages += 1
+        query_id = f'nbxmpp-{self.mam_pages}'
+        self.mam_results[query_id] = []
+        own = self.client.get_bound_jid().bare
+        # nbxmpp keeps only a weak reference to a task's callback: a bound method, with the query id as user data.
+        self.client.get_module('MAM').make_query(own, queryid=query_id, after=after, max_=self.args.mam_page,
+                                                 callback=self.on_mam_page, user_data=query_id)
+
+    def on_mam_page(self, task):
+        query_id = task.get_user_data()
+        try:
+            data = task.finish()
+        except Exception as err:
+            self.fail(f'MAM query: {err!r}')
+            return
+        messages = self.mam_results.pop(query_id)
+        rsm = data.rsm
+        report('mam_page', direction='forward', complete=data.complete, first=rsm.first, first_index=rsm.first_index,
+               last=rsm.last, count=rsm.count, archive=str(data.jid), messages=messages)
+        self.mam_total += len(messages)
+        if data.complete or not messages:
+            report('mam_done', direction='forward', messages=self.mam_total)
+            self.finish()
+        else:
+            self.mam_query(rsm.last)
+
     def on_message(self, _client, stanza, properties):
+        if properties.mam is not None:
+            # A result of a MAM query, which nbxmpp unwrapped: the archived message, its archive id and time.
+            results = self.mam_results.get(properties.mam.query_id) if self.args.mam else None
+            if results is None:
+                report('mam_unexpected', query_id=properties.mam.query_id, body=stanza.getBody())
+                return
+            results.append({'id': properties.mam.id, 'queryid': properties.mam.query_id,
+                            'archive': str(properties.mam.archive), 'from': str(stanza.getFrom()),
+                            'to': str(stanza.getTo()), 'body': stanza.getBody(),
+                            # nbxmpp gives the archive time (the <delay/> stamp) as seconds since the epoch.
+                            'stamp': datetime.fromtimestamp(properties.mam.timestamp, timezone.utc).isoformat()})
+            return
         report('received', sender=str(stanza.getFrom()), body=stanza.getBody())
         if self.args.peer and stanza.getFrom() is not None and stanza.getFrom().bare == JID.from_string(self.args.peer).bare:
             self.finish()
@@ -208,6 +260,8 @@ def main():
     parser.add_argument('--nick', default='gajim', help='the nick in --muc')
     parser.add_argument('--muc-expect', help='wait for a groupchat message with this body')
     parser.add_argument('--muc-send', help='send this groupchat message (after what is expected arrived)')
+    parser.add_argument('--mam', action='store_true', help='fetch the whole archive, oldest page first (XEP-0313)')
+    parser.add_argument('--mam-page', type=int, default=50, help='RSM <max/> of each archive query')
     args = parser.parse_args()
     logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format='%(asctime)s %(levelname)s %(name)s %(message)s')
     report('version', nbxmpp=nbxmpp.__version__, glib=f'{GLib.MAJOR_VERSION}.{GLib.MINOR_VERSION}.{GLib.MICRO_VERSION}')

@@ -7,6 +7,13 @@ With --muc (group chat, slixmpp's xep_0045 plugin): joins the room as --nick wit
 for the self-presence and the subject, as XEP-0045 orders them), reports the occupants it saw, then as asked
 waits for a subject (--muc-expect-subject) and a groupchat message (--muc-expect), sends one (--muc-send) and
 waits for the room to reflect it back, and leaves (its own unavailable presence, status 110, comes back).
+With --mam-forward / --mam-backward (the message archive, slixmpp's xep_0313 plugin with XEP-0059 paging):
+fetches the account's whole archive, --mam-page messages per query, forwards with the plugin's own result
+iterator (RSM <after/> the last id of each page), and backwards from the end (an empty RSM <before/>, as the
+plugin's reverse iterator sends it, then <before/> the first id of each page). slixmpp 1.8.3's iterator stops
+a reverse walk after its first page (its end test, first index + page size = count, holds for the newest
+page), so the backward walk asks each further page with the plugin's retrieve() itself. Every page is
+reported with its RSM summary and its messages.
 It reports each step as a JSON line on stdout for the test to read; slixmpp's debug log goes to stderr, which the
 test shows when something fails. Exits 0 when every step it was asked for happened, 1 otherwise.
 """
@@ -41,6 +48,8 @@ class Client(slixmpp.ClientXMPP):
         self.add_event_handler('failed_auth', lambda _: report('failed_auth', mechanism=self.mechanism()))
         self.add_event_handler('auth_success', lambda _: report('auth_success', mechanism=self.mechanism()))
         self.add_event_handler('disconnected', lambda _: report('disconnected'))
+        if args.mam_forward or args.mam_backward:
+            self.register_plugin('xep_0313')
         if args.muc:
             self.register_plugin('xep_0045')
             self.muc_events = asyncio.Queue()
@@ -75,15 +84,62 @@ class Client(slixmpp.ClientXMPP):
                 await asyncio.wait_for(self.reply.wait(), self.args.wait)
             if self.args.muc:
                 await asyncio.wait_for(self.muc_session(), self.args.wait)
+            if self.args.mam_forward:
+                await asyncio.wait_for(self.mam_forward(), self.args.wait)
+            if self.args.mam_backward:
+                await asyncio.wait_for(self.mam_backward(), self.args.wait)
             self.ok = True
         except Exception as err:  # reported, and the exit status says it failed
             report('error', error=repr(err))
         finally:
             self.disconnect()
 
+    def report_mam_page(self, direction, iq):
+        """One page as slixmpp parsed it: the <fin/> and its RSM set, and each <result/> the plugin collected."""
+        fin, rsm = iq['mam_fin'], iq['mam_fin']['rsm']
+        results = iq['mam']['results']
+        messages = []
+        for result in results:
+            forwarded = result['mam_result']['forwarded']
+            inner = forwarded['stanza']
+            messages.append({'id': result['mam_result']['id'], 'queryid': result['mam_result']['queryid'],
+                             'from': str(inner['from']), 'to': str(inner['to']), 'body': inner['body'],
+                             'stamp': forwarded['delay']['stamp'].isoformat() if forwarded['delay']['stamp'] else None})
+        count = rsm['count']
+        index = rsm['first_index']
+        report('mam_page', direction=direction, complete=fin.xml.get('complete') == 'true',
+               first=rsm['first'] or None, first_index=int(index) if index not in (None, '') else None,
+               last=rsm['last'] or None, count=int(count) if count not in (None, '') else None, messages=messages)
+        return messages
+
+    async def mam_forward(self):
+        """The whole archive, oldest first, with the plugin's RSM iterator (each query: <after/> the last id)."""
+        pages = self.plugin['xep_0313'].retrieve(iterator=True, rsm={'max': self.args.mam_page}, timeout=self.args.wait)
+        total = 0
+        async for page in pages:
+            total += len(self.report_mam_page('forward', page))
+        report('mam_done', direction='forward', messages=total)
+
+    async def mam_backward(self):
+        """The whole archive, newest page first: <before/> empty, then <before/> each page's first id."""
+        mam = self.plugin['xep_0313']
+        newest = mam.retrieve(iterator=True, reverse=True, rsm={'max': self.args.mam_page}, timeout=self.args.wait)
+        page = await newest.next()
+        messages = self.report_mam_page('backward', page)
+        total = len(messages)
+        while page['mam_fin'].xml.get('complete') != 'true' and messages:
+            page = await mam.retrieve(rsm={'max': self.args.mam_page, 'before': page['mam_fin']['rsm']['first']},
+                                      timeout=self.args.wait)
+            messages = self.report_mam_page('backward', page)
+            total += len(messages)
+        report('mam_done', direction='backward', messages=total)
+
     def on_message(self, msg):
         if msg['type'] in ('chat', 'normal'):
-            report('received', sender=str(msg['from']), body=msg['body'])
+            # The XEP-0359 stanza-id the server's archive gave the message, if any (its id in a MAM query).
+            sid = msg.xml.find('{urn:xmpp:sid:0}stanza-id')
+            report('received', sender=str(msg['from']), body=msg['body'],
+                   stanza_id=None if sid is None else {'by': sid.get('by'), 'id': sid.get('id')})
             if self.args.peer and msg['from'].bare == slixmpp.JID(self.args.peer).bare:
                 self.reply.set()
 
@@ -160,6 +216,9 @@ def main():
     parser.add_argument('--muc-expect', help='wait for a groupchat message with this body')
     parser.add_argument('--muc-expect-subject', help='wait for the room subject to become this')
     parser.add_argument('--muc-send', help='send this groupchat message (after what is expected arrived)')
+    parser.add_argument('--mam-forward', action='store_true', help='fetch the whole archive, oldest page first (XEP-0313)')
+    parser.add_argument('--mam-backward', action='store_true', help='fetch the whole archive, newest page first')
+    parser.add_argument('--mam-page', type=int, default=50, help='RSM <max/> of each archive query')
     args = parser.parse_args()
     logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format='%(asctime)s %(levelname)s %(name)s %(message)s')
     report('version', slixmpp=slixmpp.__version__, python=sys.version.split()[0])
