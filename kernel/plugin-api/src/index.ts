@@ -172,7 +172,7 @@ export {
 } from './xmpp/sasl.js';
 
 // Storage
-export { binaryCollation, isUniqueViolation, sqlClientOf, type DbKind, type Migration, type SqlClient, type SqlType } from './storage/sql.js';
+export { binaryCollation, deletePicked, isUniqueViolation, sqlClientOf, type DbKind, type Migration, type SqlClient, type SqlType } from './storage/sql.js';
 export { insertRows } from './storage/insert-rows.js';
 export { isDeadlock, retryingTransaction } from './storage/transaction.js';
 export { pluck } from './storage/pluck.js';
@@ -180,6 +180,7 @@ export type { Knex } from 'knex';
 
 // Utilities
 export { KeyedLock } from './util/keyed-lock.js';
+export { randomHex, randomId } from './util/random-id.js';
 export { JOBS_WORKER, onJobsHome } from './util/jobs-home.js';
 export { PurgeJobs, purgeDays, type PurgeJobsSpec, type PurgeRequest } from './util/purge-jobs.js';
 export { BatchJobs, batchStatusText, type BatchJobOptions, type BatchJobState, type BatchJobStatus } from './util/batch-jobs.js';

@@ -2,8 +2,7 @@
  * Block and unblock pushes (XEP-0191 §§3.3–3.5): an IQ set to each resource of the account that asked for
  * the blocklist in this session — the others do not keep one and would not know what to do with it.
  */
-import { randomBytes } from 'node:crypto';
-import { x, type C2SSession, type Jid, type RouterApi, type SessionDirectory, type SessionStateCarrier } from '@service/plugin-api';
+import { randomHex, x, type C2SSession, type Jid, type RouterApi, type SessionDirectory, type SessionStateCarrier } from '@service/plugin-api';
 import { NS_BLOCKING } from './ns.js';
 
 const STATE_KEY = 'mod_blocking';
@@ -41,7 +40,7 @@ export class BlocklistPushes {
       if (session.closed || !requestedList(session)) continue;
       const push = x(
         'iq',
-        { type: 'set', id: `push-${randomBytes(6).toString('hex')}`, from: account.bare, to: session.jid.full },
+        { type: 'set', id: `push-${randomHex(6)}`, from: account.bare, to: session.jid.full },
         x(change, { xmlns: NS_BLOCKING }, ...jids.map((jid) => x('item', { jid }))),
       );
       await this.router.deliverToSession(session, push);

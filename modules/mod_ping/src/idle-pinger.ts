@@ -4,8 +4,7 @@
  * re-armed for the rest, so that traffic costs a timestamp, not a timer reset. An unanswered ping
  * closes the stream with <connection-timeout/>; an error reply counts as an answer (the client is there).
  */
-import { randomBytes } from 'node:crypto';
-import { StreamError, x, type C2SSession, type Logger, type XmlElement, type XmppApi } from '@service/plugin-api';
+import { StreamError, randomHex, x, type C2SSession, type Logger, type XmlElement, type XmppApi } from '@service/plugin-api';
 import { NS_PING } from './ns.js';
 
 export interface PingSettings {
@@ -80,7 +79,7 @@ export class IdlePinger {
     // A detached session (stream management waiting for a resumption) has nobody to answer: wait.
     if (!session.outlet) return this.#arm(session, tracked, settings.intervalMs);
     if (silentFor < settings.intervalMs) return this.#arm(session, tracked, settings.intervalMs - silentFor);
-    const id = `ping-${randomBytes(6).toString('hex')}`;
+    const id = `ping-${randomHex(6)}`;
     tracked.awaiting = id;
     const ping = x('iq', { type: 'get', id, from: session.jid.host, to: session.jid.full }, x('ping', { xmlns: NS_PING }));
     void this.xmpp.router.deliverToSession(session, ping).catch((err: unknown) => this.logger.warn({ err, jid: session.jid.full }, 'could not send a ping'));

@@ -3,8 +3,7 @@
  * connected resource of the account gets an IQ set naming it — the name only; a resource fetches the list
  * if it cares.
  */
-import { randomBytes } from 'node:crypto';
-import { x, type Jid, type RouterApi, type SessionDirectory } from '@service/plugin-api';
+import { randomHex, x, type Jid, type RouterApi, type SessionDirectory } from '@service/plugin-api';
 import { queryElement } from './list-xml.js';
 
 export class ListPushes {
@@ -16,7 +15,7 @@ export class ListPushes {
   async push(account: Jid, listName: string): Promise<void> {
     for (const session of await this.sessions.byAccount(account.bare)) {
       if (session.closed) continue;
-      const push = x('iq', { type: 'set', id: `push-${randomBytes(6).toString('hex')}`, from: account.bare, to: session.jid.full }, queryElement(x('list', { name: listName })));
+      const push = x('iq', { type: 'set', id: `push-${randomHex(6)}`, from: account.bare, to: session.jid.full }, queryElement(x('list', { name: listName })));
       await this.router.deliverToSession(session, push);
     }
   }

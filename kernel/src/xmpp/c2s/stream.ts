@@ -4,11 +4,10 @@
  * the stream error it names; the session (when there is one) ends with it.
  */
 import { Session } from '../sm/session.js';
-import { randomBytes } from 'node:crypto';
 import type { AccessControl } from '../../access/access-control.js';
 import type { AccountService } from '../../accounts/accounts.js';
 import type { LoginThrottle } from '../../accounts/login-throttle.js';
-import { InvalidJid, resourceprep } from '@service/plugin-api';
+import { InvalidJid, randomHex, randomId, resourceprep } from '@service/plugin-api';
 import type { HookBus } from '../../hooks/hooks.js';
 import type { Logger } from '../../log/logger.js';
 import { StanzaError, StreamError, errorReply, type StreamErrorCondition } from '@service/plugin-api';
@@ -421,7 +420,7 @@ export class C2SStream implements StreamControl {
     const requested = iq.getChild('bind', NS.BIND)!.getChildText('resource')?.trim();
     let resource: string;
     try {
-      resource = requested ? resourceprep(requested) : randomBytes(6).toString('hex');
+      resource = requested ? resourceprep(requested) : randomHex(6);
     } catch (err) {
       if (!(err instanceof InvalidJid)) throw err;
       return reply(new StanzaError('bad-request', err.message).toElement(), 'error');
@@ -501,5 +500,5 @@ export class C2SStream implements StreamControl {
 }
 
 function newStreamId(): string {
-  return randomBytes(12).toString('base64url');
+  return randomId(12);
 }

@@ -3,7 +3,7 @@
  * carrying it is separate (`StanzaOutlet`), so that stream management can keep a session while its
  * connection is gone and give it a new one on resumption.
  */
-import { randomBytes } from 'node:crypto';
+import { randomId } from '@service/plugin-api';
 import type { C2SSession, ConnectionKind, Jid, SessionInfo, StanzaOutlet, XmlElement } from '@service/plugin-api';
 
 export type { C2SSession, ConnectionKind, SessionInfo, StanzaOutlet } from '@service/plugin-api';
@@ -35,7 +35,7 @@ export class Session implements C2SSession {
 
   /** `moved`: the identity of a session that moved here from another node (see XmppService.moveSessionHere). */
   constructor(info: SessionInfo, outlet: StanzaOutlet | undefined, moved?: { readonly id: string; readonly startedAt: number }) {
-    this.id = moved?.id ?? randomBytes(12).toString('base64url');
+    this.id = moved?.id ?? randomId(12);
     this.startedAt = moved?.startedAt ?? Date.now();
     this.jid = info.jid;
     this.connection = info.connection;

@@ -7,8 +7,7 @@
  * bounce nobody reads: an invalid type or JID, a local account that does not exist, a session that is
  * not connected.
  */
-import { randomBytes } from 'node:crypto';
-import { badArgument, defineCommand, failed, notFound, x, type HandlersFor, type Jid, type XmlElement } from '@service/plugin-api';
+import { badArgument, defineCommand, failed, notFound, randomId, x, type HandlersFor, type Jid, type XmlElement } from '@service/plugin-api';
 import { host, user } from '../args.js';
 import type { AdminContext } from '../context.js';
 import { sendToRoom } from './stanza-groupchat.js';
@@ -106,7 +105,7 @@ export function stanzaHandlers(ctx: AdminContext): HandlersFor<typeof stanzaComm
       if (subject === '' && body === '') throw badArgument('body', 'a message needs a subject or a body: both are empty');
       const message = x(
         'message',
-        { type, from: sender.full, to: recipient.full, id: randomBytes(9).toString('base64url') },
+        { type, from: sender.full, to: recipient.full, id: randomId(9) },
         subject ? x('subject', {}, subject) : undefined,
         body ? x('body', {}, body) : undefined,
       );
