@@ -1,5 +1,5 @@
 /** Offline messages in SQL: each account's queue in storage order, and the purges of old and expired ones. */
-import { ParseError, type ModuleContext, type XmlElement } from '@service/plugin-api';
+import { ParseError, deletePicked, type ModuleContext, type XmlElement } from '@service/plugin-api';
 import type { AccountKey } from '@service/plugin-api';
 import { OFFLINE_TABLE } from './migrations.js';
 import { fromStoredXml, toStoredXml } from '@service/plugin-api';
@@ -104,15 +104,8 @@ export class OfflineStore {
   }
 
   /** At most `limit` of the messages expired at `now`; returns how many went (the command's steps). */
-  async deleteExpiredBatch(now: number, limit: number): Promise<number> {
-    const rows: Array<{ id: number }> = await this.db(OFFLINE_TABLE).select('id').whereNotNull('expires_at').andWhere('expires_at', '<=', now).limit(limit);
-    if (!rows.length) return 0;
-    return this.db(OFFLINE_TABLE)
-      .whereIn(
-        'id',
-        rows.map((r) => r.id),
-      )
-      .delete();
+  deleteExpiredBatch(now: number, limit: number): Promise<number> {
+    return deletePicked(this.db, OFFLINE_TABLE, this.db(OFFLINE_TABLE).whereNotNull('expires_at').andWhere('expires_at', '<=', now).limit(limit));
   }
 
   /** Messages stored before `before` (ms), of one host or of all. */
@@ -123,21 +116,8 @@ export class OfflineStore {
   }
 
   /** At most `limit` of the oldest messages of `host` stored before `before`; returns how many went. */
-  async deleteOldestBatch(host: string, before: number, limit: number): Promise<number> {
-    // Portable "DELETE … ORDER BY … LIMIT": pick the ids first (PostgreSQL and SQLite lack the clause).
-    const rows: Array<{ id: number }> = await this.db(OFFLINE_TABLE)
-      .select('id')
-      .where('host', host)
-      .andWhere('created_at', '<', before)
-      .orderBy('created_at')
-      .limit(limit);
-    if (!rows.length) return 0;
-    return this.db(OFFLINE_TABLE)
-      .whereIn(
-        'id',
-        rows.map((r) => r.id),
-      )
-      .delete();
+  deleteOldestBatch(host: string, before: number, limit: number): Promise<number> {
+    return deletePicked(this.db, OFFLINE_TABLE, this.db(OFFLINE_TABLE).where('host', host).andWhere('created_at', '<', before).orderBy('created_at').limit(limit));
   }
 
   #queue(account: AccountKey) {

@@ -63,3 +63,19 @@ export function isUniqueViolation(err: unknown): boolean {
     code === '23505'
   );
 }
+
+/**
+ * Deletes the rows `pick` selects (a query on `table` with its filters, order and limit): the portable
+ * "DELETE … ORDER BY … LIMIT" that a purge in steps needs, which PostgreSQL and SQLite lack. The ids are
+ * read first, then those rows deleted; returns how many went. `table` must have an `id` key.
+ */
+export async function deletePicked(db: Knex, table: string, pick: Knex.QueryBuilder): Promise<number> {
+  const rows: Array<{ id: number | string }> = await pick.select('id');
+  if (!rows.length) return 0;
+  return db(table)
+    .whereIn(
+      'id',
+      rows.map((r) => r.id),
+    )
+    .delete();
+}
