@@ -4,7 +4,8 @@
  * clients, offline messages from clients with stream management, OAuth tokens from oauth_issue_token and
  * the password grant), is killed with SIGKILL while writes of every kind are in flight, and is started
  * again on the same data; then (verify.ts) everything acknowledged must be there and work, and nothing may
- * be half-written. Two rounds per database, the second on top of the first's data.
+ * be half-written. Two rounds per database, the second on top of the first's data. mod_mam is on: every
+ * acknowledged message must also be in its sender's and its recipient's archives (issue 16).
  *
  * What each database's settings guarantee (a process crash versus a power loss) is in docs/decisions.md.
  *
@@ -57,6 +58,8 @@ function crashConfig(httpPort: number, c2sPort: number, sql: RawConfig): RawConf
       mod_roster: { max_roster_size: 'infinity' },
       mod_offline: { max_user_messages: 'infinity' },
       mod_stream_mgmt: {},
+      // Every message archived for both parties (default: always), with the archive's group commit.
+      mod_mam: {},
     },
   };
 }
@@ -146,7 +149,7 @@ for (const database of testDatabases()) {
           `      ${database.name} round ${round}: killed after ${loadMs} ms of load with in flight ${JSON.stringify(inFlight)}; ` +
             `restarted in ${restartMs} ms, checked in ${Date.now() - checking} ms: ` +
             `${JSON.stringify(summary)} (registrations, roster items and tokens of every round so far, ` +
-            `messages delivered at this restart; unacked = committed but not acknowledged when the kill came)`,
+            `messages delivered at this restart, messages in both archives; unacked = committed but not acknowledged when the kill came)`,
         );
       }
     });

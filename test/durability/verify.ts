@@ -73,12 +73,15 @@ export interface Summary {
   roster: { acked: number; unacked: number };
   messages: { acked: number; unacked: number };
   tokens: { acked: number };
+  /** Messages found in both archives (mod_mam): acknowledged ones, and ones the kill caught committed. */
+  archived: { acked: number; unacked: number };
 }
 
 /** Everything, in the order that keeps the evidence: rows first (delivery deletes offline messages). */
 export async function verify(target: Target, ledger: Ledger, db: Knex, owners: readonly string[], recipients: readonly string[]): Promise<Summary> {
-  const summary: Summary = { registrations: { acked: 0, unacked: 0 }, roster: { acked: 0, unacked: 0 }, messages: { acked: 0, unacked: 0 }, tokens: { acked: 0 } };
+  const summary: Summary = { registrations: { acked: 0, unacked: 0 }, roster: { acked: 0, unacked: 0 }, messages: { acked: 0, unacked: 0 }, tokens: { acked: 0 }, archived: { acked: 0, unacked: 0 } };
   await checkRows(db, ledger, owners);
+  await checkArchives(db, ledger, summary);
   await checkRegistrations(target, ledger, summary);
   await checkTokens(target, ledger, summary);
   await checkRosters(target, ledger, owners, summary);
@@ -153,6 +156,52 @@ async function checkRows(db: Knex, ledger: Ledger, owners: readonly string[]): P
     expect(row.from_jid.startsWith(`${sent!.from}@${HOST}/`), `the sender of ${id}`).to.equal(true);
     expect(/<body>([^<]*)<\/body>/.exec(row.xml)?.[1], `the body of ${id}, whole`).to.equal(sent!.body);
   }
+}
+
+/**
+ * mod_mam archives each message for its sender (on user_send) and its recipient (on deliver) before the
+ * sender's stream counts it in `h`: every acknowledged message, of every round so far, is in both archives,
+ * whole and once. Beyond that, the order of the writes holds: a message in the recipient's offline storage
+ * was archived for the recipient first, and one archived for the recipient was archived for the sender
+ * first; every archived row is one the load sent.
+ */
+async function checkArchives(db: Knex, ledger: Ledger, summary: Summary): Promise<void> {
+  const rows: Array<{ username: string; peer: string; direction: string; xml: string; body: string }> = await db('mam_messages')
+    .select('username', 'peer', 'direction', 'xml', 'body')
+    .where({ host: HOST, kind: 'chat' });
+  const copies = new Map<string, { out: number; in: number }>();
+  const problems: string[] = [];
+  for (const row of rows) {
+    const id = /^<message\b[^>]*?\bid=['"]([^'"]+)['"]/.exec(row.xml)?.[1];
+    const sent = id === undefined ? undefined : ledger.messages.get(id);
+    if (!sent) {
+      problems.push(`an archived message the load never sent: ${row.xml.slice(0, 200)}`);
+      continue;
+    }
+    const [owner, peer] = row.direction === 'out' ? [sent.from, sent.to] : [sent.to.split('@')[0]!, `${sent.from}@${HOST}`];
+    if (row.username !== owner || row.peer !== peer) problems.push(`${id} archived for ${row.username} (${row.direction}, peer ${row.peer})`);
+    if (row.body !== sent.body || /<body>([^<]*)<\/body>/.exec(row.xml)?.[1] !== sent.body) problems.push(`the archived body of ${id} (${row.direction}) is not whole`);
+    const counts = copies.get(id!) ?? { out: 0, in: 0 };
+    counts[row.direction === 'out' ? 'out' : 'in']++;
+    copies.set(id!, counts);
+  }
+  for (const [id, c] of copies) {
+    if (c.out > 1 || c.in > 1) problems.push(`${id} archived more than once (${c.out} out, ${c.in} in)`);
+    if (c.in && !c.out) problems.push(`${id} is in the recipient's archive and not in the sender's`);
+  }
+  const offline: Array<{ xml: string }> = await db('offline_messages').select('xml').where('host', HOST);
+  for (const { xml } of offline) {
+    const id = /^<message\b[^>]*?\bid=['"]([^'"]+)['"]/.exec(xml)?.[1];
+    if (id !== undefined && !copies.get(id)?.in) problems.push(`${id} is stored offline but not in its recipient's archive`);
+  }
+  for (const message of ledger.messages.values()) {
+    const c = copies.get(message.id);
+    const both = c !== undefined && c.out === 1 && c.in === 1;
+    if (message.acked && !both) problems.push(`acknowledged ${message.id} from ${message.from} to ${message.to}: ${c?.out ?? 0} sender copy, ${c?.in ?? 0} recipient copy`);
+    if (both) summary.archived[message.acked ? 'acked' : 'unacked']++;
+  }
+  expect(summary.archived.acked, 'acknowledged messages found in both archives').to.be.greaterThan(0);
+  expect(problems, 'archive rows missing, duplicated or not whole').to.deep.equal([]);
 }
 
 async function checkRegistrations(target: Target, ledger: Ledger, summary: Summary): Promise<void> {

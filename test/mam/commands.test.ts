@@ -101,7 +101,7 @@ for (const database of testDatabases()) {
       expect(await count('alice'), "others' archives stay").to.equal(1);
     });
 
-    it('delete_old_mam_messages deletes by type and age; groupchat matches nothing yet; 0 days deletes everything', async () => {
+    it('delete_old_mam_messages deletes by type and age; type groupchat leaves one-to-one rows alone; 0 days deletes everything', async () => {
       await archive('old', 30, 40);
       await archive('old', 5, 2);
       expect(await ok(t, 'delete_old_mam_messages', { type: 'groupchat', days: 30 })).to.equal(0);

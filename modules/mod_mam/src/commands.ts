@@ -5,7 +5,8 @@
  * abort_delete_old_mam_messages) on the plugin API's PurgeJobs, in the one place jobs run (worker 1 of
  * the cluster's master, onJobsHome: a status or an abort asked on any worker or node finds the purge).
  * They live with the store they act on.
- * The `type` groupchat selects room archives, which this module does not keep: it matches nothing yet.
+ * The `type` groupchat selects room archives (muc-archive.ts); a host's purge takes the room archives of
+ * its conference services (its subdomains) with its accounts' archives.
  */
 import {
   Jid,
@@ -19,6 +20,7 @@ import {
   type Logger,
   type ServerServices,
 } from '@service/plugin-api';
+import type { RoomArchiveStore } from './muc-store.js';
 import type { ArchiveKind, ArchiveStore } from './store.js';
 
 const DAY_MS = 86_400_000;
@@ -60,7 +62,7 @@ export const mamCommands = [
     name: 'delete_old_mam_messages',
     tags: ['mam', 'purge'],
     desc: 'Delete MAM messages older than DAYS',
-    longdesc: `Every virtual host's archived messages of \`type\` (chat, groupchat or all) archived more than \`days\` days ago (0: all of them), ${SYNC_BATCH} at a time. Room archives (groupchat) are not kept by mod_mam yet, so groupchat matches nothing.`,
+    longdesc: `Every virtual host's archived messages of \`type\` (chat: accounts' archives, groupchat: room archives, or all) archived more than \`days\` days ago (0: all of them), ${SYNC_BATCH} at a time.`,
     args: [typeArg, daysArg],
     result: { name: 'res', type: 'rescode' },
     examples: [{ args: { type: 'all', days: 31 }, result: 0 }],
@@ -71,6 +73,7 @@ export const mamCommands = [
     desc: 'Delete MAM messages older than DAYS',
     longdesc:
       "Starts deleting the host's archived messages of `type` archived more than `days` days ago in the background, `batch_size` per statement and `rate` messages per minute at most, and returns at once. " +
+      "groupchat (and all) takes the room archives of the host's conference services, which are its subdomains (conference.@HOST@). " +
       'delete_old_mam_messages_status tells how far it got; abort_delete_old_mam_messages stops it between two batches. One purge per host runs at a time.',
     note: 'added 22.05',
     args: [
@@ -111,7 +114,7 @@ export interface MamCommands {
   stop(): void;
 }
 
-export function mamHandlers(store: ArchiveStore, services: ServerServices, logger: Logger): MamCommands {
+export function mamHandlers(store: ArchiveStore, rooms: RoomArchiveStore, services: ServerServices, logger: Logger): MamCommands {
   const kinds = (type: string): ArchiveKind[] => {
     switch (type) {
       case 'chat':
@@ -129,8 +132,13 @@ export function mamHandlers(store: ArchiveStore, services: ServerServices, logge
     what: 'MAM messages',
     services,
     logger,
-    // The scope is the `type` argument, checked where the command was called.
-    step: (request, before, limit) => store.deleteOldestBatch(before, kinds(request.scope), limit, request.host),
+    // The scope is the `type` argument, checked where the command was called. Room archives are stored
+    // under their conference service's name, not the host's: its accounts' rows first, then its rooms'.
+    step: async (request, before, limit) => {
+      const selected = kinds(request.scope);
+      const accounts = selected.includes('chat') ? await store.deleteOldestBatch(before, ['chat'], limit, request.host) : 0;
+      return accounts + (selected.includes('groupchat') ? await rooms.deleteOldestOfHost(before, limit - accounts, request.host) : 0);
+    },
   });
   const account = (user: string, h: string) => {
     const key = jobs.host(h);

@@ -3,6 +3,8 @@
  *
  *   - one-to-one messages (type chat or normal, or no type) with a <body>: chat states, receipts and the
  *     like carry nothing to read back later, and groupchat belongs to room archives;
+ *   - in a room archive, groupchat messages with a <body> (subject changes are the room's state, not
+ *     its conversation);
  *   - never one with a XEP-0334 <no-store/> or <no-permanent-store/> hint;
  *   - then each owner's preferences (XEP-0313 §6): a JID in `never` is never archived, one in `always`
  *     always is, and otherwise the default decides (`roster`: only contacts in the owner's roster).
@@ -17,6 +19,16 @@ export function archivableBody(message: XmlElement): string | undefined {
   if (message.name !== 'message') return undefined;
   const type = message.attr('type') ?? 'normal';
   if (type !== 'chat' && type !== 'normal') return undefined;
+  return storableBody(message);
+}
+
+/** The body text of a groupchat message a room archives, or undefined when it archives none. */
+export function archivableGroupchatBody(message: XmlElement): string | undefined {
+  if (message.name !== 'message' || message.attr('type') !== 'groupchat') return undefined;
+  return storableBody(message);
+}
+
+function storableBody(message: XmlElement): string | undefined {
   if (message.getChild('no-store', NS_HINTS) || message.getChild('no-permanent-store', NS_HINTS)) return undefined;
   const body = message.getChild('body');
   return body ? body.text() : undefined;

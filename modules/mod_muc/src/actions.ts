@@ -1,11 +1,12 @@
 /**
  * Changes to a room that both stanzas and MucApi make, each with what XEP-0045 says occupants see: role
  * changes (§8), affiliation changes with their removals (301 ban, 321 affiliation change, 322 members-only),
- * configuration changes (104, 170/171/172/173, persistence), destruction (§10.9), and the writes that keep
- * a persistent room's stored state in step; the room-level ones also go to MUC/Sub subscribers of the
- * system node.
+ * configuration changes (104, 170/171/172/173, persistence), destruction (§10.9, with the room's
+ * archive), and the writes that keep a persistent room's stored state in step; the room-level ones also go
+ * to MUC/Sub subscribers of the system node.
  */
 import { x } from '@service/plugin-api';
+import { forgetArchive } from './archive.js';
 import { broadcastPresence, roomNotice } from './broadcast.js';
 import type { MucEnv } from './context.js';
 import { NODE, sendEvent, systemNotice } from './mucsub.js';
@@ -125,7 +126,7 @@ export async function applyOptions(env: MucEnv, room: Room, options: RoomOptions
   return { destroyed: !options.persistent && room.isEmpty() && !room.locked };
 }
 
-/** Destroys a room (§10.9): every occupant gets the destroy presence; stored state goes. */
+/** Destroys a room (§10.9): every occupant gets the destroy presence; stored state and its archive go. */
 export async function destroyRoom(env: MucEnv, room: Room, reason?: string, alternate?: string): Promise<void> {
   for (const occupant of [...room.occupants.values()]) {
     await removeOccupant(env, room, occupant, { destroy: { alternate, reason } });
@@ -133,6 +134,7 @@ export async function destroyRoom(env: MucEnv, room: Room, reason?: string, alte
   await sendEvent(env, room, NODE.config, x('message', { from: room.jid.bare }, x('x', { xmlns: NS_MUC_USER }, x('destroy', { jid: alternate }, reason ? x('reason', {}, reason) : undefined))));
   await systemNotice(env, room, x('x', { xmlns: NS_MUC_USER }, x('destroy', { jid: alternate }, reason ? x('reason', {}, reason) : undefined)));
   await env.store.deleteRoom(room.service, room.name);
+  await forgetArchive(env, room);
 }
 
 /** The server is stopping: occupants are told the room is going away for now (332). */

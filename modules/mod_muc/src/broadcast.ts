@@ -4,9 +4,10 @@
  * events to MUC/Sub subscribers that are not joined.
  */
 import { x, type XmlElement } from '@service/plugin-api';
+import { archiveOf } from './archive.js';
 import type { MucEnv } from './context.js';
 import { NODE, sendEvent } from './mucsub.js';
-import { NS_MUC_USER } from './ns.js';
+import { NS_MUC_USER, NS_SID } from './ns.js';
 import type { Occupant } from './occupants.js';
 import { occupantPresence, type PresenceNotice } from './presence.js';
 import type { Room } from './room.js';
@@ -69,17 +70,26 @@ export async function roomNotice(env: MucEnv, room: Room, codes: readonly number
 
 /**
  * A groupchat message from an occupant nick (or the room, nick undefined) to every occupant session,
- * kept in history (and stored for a persistent room), and sent to subscribers of the messages node.
+ * kept in history (and stored for a persistent room), and sent to subscribers of the messages node. In
+ * a room that archives, a kept message is archived first (with `sender`, the real bare JID) and carries
+ * its XEP-0359 stanza-id; the archive is then the stored history.
  */
-export async function broadcastGroupchat(env: MucEnv, room: Room, nick: string | undefined, original: XmlElement, options: { keep: boolean }): Promise<void> {
+export async function broadcastGroupchat(env: MucEnv, room: Room, nick: string | undefined, original: XmlElement, options: { keep: boolean; sender?: string }): Promise<void> {
   const from = nick === undefined ? room.jid.bare : `${room.jid.bare}/${nick}`;
   const message = original.clone();
   message.attrs = { from, type: 'groupchat' };
   if (original.attr('id') !== undefined) message.attrs.id = original.attr('id')!;
   if (original.attr('xml:lang') !== undefined) message.attrs['xml:lang'] = original.attr('xml:lang')!;
+  // XEP-0359: a stanza-id naming the room is the room's to give, never the sender's.
+  message.removeChildren((c) => c.is('stanza-id', NS_SID) && c.attr('by') === room.jid.bare);
   const now = env.now();
   room.lastActivity = now;
-  const entry = options.keep && message.getChild('body') ? room.history.add(message, room.jid.bare, now) : undefined;
+  const kept = options.keep && message.getChild('body') !== undefined;
+  const archive = kept ? archiveOf(env, room) : undefined;
+  // Awaited before anyone gets the message, as for one-to-one messages: what a client saw is archived.
+  const stanzaId = archive ? await archive.archive(room.jid, message, options.sender, now) : undefined;
+  if (stanzaId !== undefined) message.append(x('stanza-id', { xmlns: NS_SID, by: room.jid.bare, id: stanzaId }));
+  const entry = kept ? room.history.add(message, room.jid.bare, now) : undefined;
   const recipients: string[] = [];
   for (const occupant of room.occupants.values()) for (const session of occupant.sessions.values()) recipients.push(session.jid.full);
   await env.sendEach(message, recipients);
@@ -88,7 +98,7 @@ export async function broadcastGroupchat(env: MucEnv, room: Room, nick: string |
   // Stored after delivery (a persistent room's history and last activity): storage never delays the room.
   if (!room.options.persistent) return;
   try {
-    if (entry) await env.store.addHistory(room.service, room.name, now, entry.message, env.settings.historySize);
+    if (entry && !archive) await env.store.addHistory(room.service, room.name, now, entry.message, env.settings.historySize);
     await env.store.touch(room.service, room.name, now);
   } catch (err) {
     env.logger.warn({ err, room: room.jid.bare }, 'could not store the history or last activity of a persistent room');

@@ -1,11 +1,12 @@
 /**
  * What every MUC handler is given: the service settings (from the module's options), the store, the way
- * out for stanzas, and the access decisions (who may create rooms, who administers the service). One
+ * out for stanzas, the access decisions (who may create rooms, who administers the service), and the room
+ * archive when a module provides one. One
  * object, built by the module's start, so that handlers depend on nothing else of the server.
  */
 import type { Logger, StanzaError, XmlElement } from '@service/plugin-api';
 import type { MucStore } from './store.js';
-import type { RoomOptions } from './types.js';
+import type { MucArchiveApi, RoomOptions } from './types.js';
 
 export interface MucSettings {
   /** The conference services (conference.localhost…), in configuration order. */
@@ -34,5 +35,7 @@ export interface MucEnv {
   isServiceAdmin(bare: string, host: string): boolean;
   mayCreate(bare: string, host: string): boolean;
   mayMakePersistent(bare: string, host: string): boolean;
+  /** The room archive (mucArchiveService) while a module provides it; undefined without one (read it at each use). */
+  archive(): MucArchiveApi | undefined;
   now(): number;
 }

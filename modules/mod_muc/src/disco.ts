@@ -1,11 +1,12 @@
 /**
  * Service discovery of the conference service and its rooms (XEP-0045 §6): the service's identity and
- * features, its public rooms, a room's identity, muc_* features and muc#roominfo form, a room's occupants
- * (when they may be listed), and the reserved nick query (§7.12, node x-roomuser-item).
+ * features, its public rooms, a room's identity, muc_* features (and MAM's when it archives) and
+ * muc#roominfo form, a room's occupants (when they may be listed), and the reserved nick query (§7.12,
+ * node x-roomuser-item).
  */
 import { StanzaError, x, type Jid, type XmlElement } from '@service/plugin-api';
 import { formField } from './config-form.js';
-import { NS_DATA, NS_DISCO_INFO, NS_DISCO_ITEMS, NS_MUC, NS_MUC_ROOMINFO, NS_MUCSUB, NS_REGISTER } from './ns.js';
+import { NS_DATA, NS_DISCO_INFO, NS_DISCO_ITEMS, NS_MAM, NS_MAM_EXTENDED, NS_MUC, NS_MUC_ROOMINFO, NS_MUCSUB, NS_REGISTER, NS_SID } from './ns.js';
 import type { Room } from './room.js';
 import { NS_VCARD } from './vcard.js';
 
@@ -25,7 +26,8 @@ export function serviceItems(rooms: ReadonlyArray<{ jid: string; name: string }>
   return out;
 }
 
-export function roomInfo(room: Room, registeredNick: string | undefined, query: XmlElement): XmlElement {
+/** `archived`: the room archives now (its `mam` is on and a module archives), so it answers MAM queries. */
+export function roomInfo(room: Room, registeredNick: string | undefined, query: XmlElement, archived: boolean): XmlElement {
   const node = query.attr('node');
   if (node === 'x-roomuser-item') {
     const out = x('query', { xmlns: NS_DISCO_INFO, node });
@@ -45,6 +47,7 @@ export function roomInfo(room: Room, registeredNick: string | undefined, query: 
     o.anonymous ? 'muc_semianonymous' : 'muc_nonanonymous',
     o.password_protected ? 'muc_passwordprotected' : 'muc_unsecured',
     ...(o.allow_subscription ? [NS_MUCSUB] : []),
+    ...(archived ? [NS_MAM, NS_MAM_EXTENDED, NS_SID] : []),
     // The room's own vCard (vcard.ts).
     NS_VCARD,
   ];

@@ -1,14 +1,16 @@
 /**
  * Where a stanza to the conference domain goes: to the service itself (disco, nick registration, the
  * account's MUC/Sub subscriptions), to a room (groupchat, invitations, voice requests, muc#admin,
- * muc#owner, MUC/Sub, disco, the room's vCard) or to an occupant (presence: join, change, leave; private
- * messages); errors bounced by an occupant's client go to ghosts.ts, which may remove that occupant. Each
+ * muc#owner, MUC/Sub, disco, the room's vCard, MAM queries of its archive) or to an occupant (presence:
+ * join, change, leave; private messages); errors bounced by an occupant's client go to ghosts.ts, which
+ * may remove that occupant. Each
  * stanza for a room runs under that room's lock; a handler's StanzaError is answered, anything else is
  * logged and answered with internal-server-error, so that no stanza can take the server down.
  */
 import { Jid, StanzaError, x, type XmlElement } from '@service/plugin-api';
 import { setRole } from './actions.js';
 import { adminGet, adminSet, actorOf } from './admin-iq.js';
+import { archiveIq, archiveOf } from './archive.js';
 import { roomInfo, roomItems, serviceInfo, serviceItems } from './disco.js';
 import { handleMucUserMessage } from './invitations.js';
 import { relayIqAnswer, relayIqRequest } from './iq-relay.js';
@@ -18,7 +20,7 @@ import { subscriptionsElement } from './mucsub.js';
 import { registerGet, registerSet } from './nick-registration.js';
 import { formValue } from './config-form.js';
 import { handleErrorFromOccupant } from './ghosts.js';
-import { NS_DATA, NS_DISCO_INFO, NS_DISCO_ITEMS, NS_MUC_ADMIN, NS_MUC_OWNER, NS_MUC_REQUEST, NS_MUC_USER, NS_MUCSUB, NS_REGISTER } from './ns.js';
+import { NS_DATA, NS_DISCO_INFO, NS_DISCO_ITEMS, NS_MAM, NS_MUC_ADMIN, NS_MUC_OWNER, NS_MUC_REQUEST, NS_MUC_USER, NS_MUCSUB, NS_REGISTER } from './ns.js';
 import { ownerGet, ownerSet } from './owner-iq.js';
 import type { RoomRegistry } from './registry.js';
 import type { Room } from './room.js';
@@ -124,8 +126,9 @@ async function toRoom(registry: RoomRegistry, room: Room | undefined, stanza: Xm
   if (room.locked && !isOwner) throw new StanzaError('item-not-found', 'the room is locked until its owner configures it');
   if (type === 'get' && payload.is('query', NS_DISCO_INFO)) {
     const nick = payload.attr('node') === 'x-roomuser-item' ? await env.store.registeredNick(room.service, from.bare) : undefined;
-    return reply(registry, stanza, roomInfo(room, nick, payload));
+    return reply(registry, stanza, roomInfo(room, nick, payload, archiveOf(env, room) !== undefined));
   }
+  if (payload.is('query', NS_MAM)) return reply(registry, stanza, await archiveIq(env, room, from, type, payload));
   if (type === 'get' && payload.is('query', NS_DISCO_ITEMS)) return reply(registry, stanza, roomItems(room, from));
   if (payload.is('query', NS_MUC_ADMIN)) {
     if (type === 'get') return reply(registry, stanza, await adminGet(env, room, from, payload));

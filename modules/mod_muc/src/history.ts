@@ -1,11 +1,12 @@
 /**
  * A room's discussion history (XEP-0045 §7.2.15): the last `history_size` groupchat messages, stamped
  * with XEP-0203 delay as occupants got them, and the selection a joining client asks for with
- * <history maxchars maxstanzas seconds since/>.
+ * <history maxchars maxstanzas seconds since/>. A room that archives (archive.ts) loads it from its
+ * archive instead of its stored history.
  */
 import { x, type XmlElement } from '@service/plugin-api';
 import { NS_DELAY } from './ns.js';
-import type { HistoryEntry } from './types.js';
+import type { HistoryEntry, RoomArchiveEntry } from './types.js';
 
 export interface HistoryRequest {
   readonly maxchars?: number;
@@ -30,11 +31,7 @@ export class RoomHistory {
   /** Keeps a message as broadcast (from room@service/nick), with a delay stamped from the room. */
   add(message: XmlElement, roomJid: string, timestamp: number): HistoryEntry | undefined {
     if (this.size <= 0) return undefined;
-    const kept = message.clone();
-    kept.removeChildren((c) => c.is('delay', NS_DELAY));
-    delete kept.attrs.to;
-    kept.append(x('delay', { xmlns: NS_DELAY, from: roomJid, stamp: new Date(timestamp).toISOString() }));
-    const entry = { timestamp, message: kept };
+    const entry = { timestamp, message: stamped(message, roomJid, timestamp) };
     this.#entries.push(entry);
     if (this.#entries.length > this.size) this.#entries.shift();
     return entry;
@@ -42,6 +39,11 @@ export class RoomHistory {
 
   restore(entries: readonly HistoryEntry[]): void {
     this.#entries = entries.slice(-Math.max(this.size, 0));
+  }
+
+  /** The history of a room that archives: its last archived messages, stamped as `add` stamps them. */
+  restoreArchived(entries: readonly RoomArchiveEntry[], roomJid: string): void {
+    this.restore(entries.map((e) => ({ timestamp: e.timestamp, message: stamped(e.message, roomJid, e.timestamp) })));
   }
 
   /** The messages a joining client asked for, oldest first; with no request, all of them. */
@@ -62,6 +64,15 @@ export class RoomHistory {
     }
     return picked.map((e) => e.message.clone());
   }
+}
+
+/** A message as history keeps it: no `to`, and the room's XEP-0203 delay (any other delay removed). */
+function stamped(message: XmlElement, roomJid: string, timestamp: number): XmlElement {
+  const kept = message.clone();
+  kept.removeChildren((c) => c.is('delay', NS_DELAY));
+  delete kept.attrs.to;
+  kept.append(x('delay', { xmlns: NS_DELAY, from: roomJid, stamp: new Date(timestamp).toISOString() }));
+  return kept;
 }
 
 /** Reads <history/> of a join; bad numbers are ignored (the whole history is then sent, as without it). */

@@ -2,14 +2,15 @@
  * mod_muc: multi-user chat (XEP-0045) with ejabberd's MUC/Sub. A conference service per virtual host
  * (conference.@HOST@ by default) whose rooms live in one MucRooms; persistent rooms are stored in SQL. Other
  * modules use the rooms through `mucService` (`@service/mod_muc/api`): mod_muc_admin's commands,
- * mod_admin_extra's send_message.
+ * mod_admin_extra's send_message. Rooms with the option `mam` archive through `mucArchiveService` when a
+ * module provides it (mod_mam), and run without archives when none does.
  */
 import { discoItemsService } from '@service/mod_disco/api';
 import { defineModule, provide, type AclSubject, type C2SSession, type Jid, type XmlElement } from '@service/plugin-api';
 import type { MucEnv, MucSettings } from './context.js';
 import { MUC_MIGRATIONS } from './migrations.js';
 import { ROOM_OPTION_FIELDS } from './options-schema.js';
-import { mucService } from './public-api.js';
+import { mucArchiveService, mucService } from './public-api.js';
 import { BUILTIN_ROOM_DEFAULTS, withOptions } from './room-options.js';
 import { API_CHANNEL, HOME_WORKER, RoomsAway, homeChannels, remoteMucApi } from './process-proxy.js';
 import { ClusteredRooms, roomKey } from './cluster-rooms.js';
@@ -22,15 +23,20 @@ export default defineModule({
   version: '0.1.0',
   pluginApi: '^0.1.0',
   provides: [mucService],
-  // The conference services are listed in the server's disco#items when mod_disco runs.
-  consumes: [{ ref: discoItemsService, optional: true }],
+  // The conference services are listed in the server's disco#items when mod_disco runs; rooms with `mam`
+  // archive when mod_mam runs.
+  consumes: [
+    { ref: discoItemsService, optional: true },
+    { ref: mucArchiveService, optional: true },
+  ],
   summary: 'Multi-user chat (XEP-0045) with MUC/Sub: conference services, rooms, roles, affiliations, history',
   doc:
     'Runs a conference service for each virtual host (conference.@HOST@ by default): rooms created by joining ' +
     'them (locked until their owner configures them or accepts an instant room), roles and affiliations with ' +
     "XEP-0045's rules, room configuration, history, subjects, private messages, voice requests, invitations " +
     '(mediated and XEP-0249), nick registration, service discovery, and ejabberd\'s MUC/Sub subscriptions. ' +
-    'Persistent rooms, affiliations, subscriptions, registered nicks and the history of persistent rooms are stored in SQL.',
+    'Persistent rooms, affiliations, subscriptions, registered nicks and the history of persistent rooms are stored in SQL. ' +
+    'Rooms with the option `mam` archive their messages (XEP-0313, queried at the room JID) and read their history from the archive when mod_mam runs.',
   options: {
     host: {
       type: 'string',
@@ -103,6 +109,7 @@ export default defineModule({
       isServiceAdmin: (bare) => access().matchRule(o.access_admin, subject(bare)) === 'allow' || access().matchAcl('admin', subject(bare)),
       mayCreate: (bare) => access().matchRule(o.access_create, subject(bare)) === 'allow',
       mayMakePersistent: (bare) => access().matchRule(o.access_persistent, subject(bare)) === 'allow',
+      archive: () => ctx.find(mucArchiveService),
       now: () => Date.now(),
     };
     const unlist = ctx.find(discoItemsService)?.addServerItems((host) =>

@@ -39,7 +39,7 @@ export async function handleGroupchat(env: MucEnv, room: Room, stanza: XmlElemen
     await env.bounce(stanza, new StanzaError('forbidden'));
     return;
   }
-  await broadcastGroupchat(env, room, occupant.nick, stanza, { keep: true });
+  await broadcastGroupchat(env, room, occupant.nick, stanza, { keep: true, sender: occupant.bare });
 }
 
 /** A message to room@service/nick: a private message to that occupant. */

@@ -1,6 +1,6 @@
 /**
  * The XML namespaces mod_muc speaks (XEP-0045 and its forms, MUC/Sub, delay, direct invitations, disco,
- * in-band registration, data forms), in one place so that every file spells them the same way.
+ * in-band registration, data forms, the room archive's MAM and stanza ids), in one place so that every file spells them the same way.
  */
 export const NS_MUC = 'http://jabber.org/protocol/muc';
 export const NS_MUC_USER = 'http://jabber.org/protocol/muc#user';
@@ -18,3 +18,6 @@ export const NS_DISCO_INFO = 'http://jabber.org/protocol/disco#info';
 export const NS_DISCO_ITEMS = 'http://jabber.org/protocol/disco#items';
 export const NS_REGISTER = 'jabber:iq:register';
 export const NS_DATA = 'jabber:x:data';
+export const NS_MAM = 'urn:xmpp:mam:2';
+export const NS_MAM_EXTENDED = 'urn:xmpp:mam:2#extended';
+export const NS_SID = 'urn:xmpp:sid:0';

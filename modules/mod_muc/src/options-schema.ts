@@ -31,7 +31,7 @@ export const ROOM_OPTION_FIELDS = {
   voice_request_min_interval: int('Seconds between two voice requests of one occupant.'),
   max_users: int('The maximum number of occupants (never above the service max_users).'),
   logging: bool('Whether the room is announced as logged (status 170).'),
-  mam: bool('Whether the room is announced as archived.'),
+  mam: bool('Whether the room archives its groupchat messages (XEP-0313, queried at its JID) and reads its history from that archive; needs mod_mam.'),
   allow_subscription: bool('Whether MUC/Sub subscriptions are allowed.'),
   lang: str('The language of the discussion.'),
   presence_broadcast: {

@@ -2,9 +2,11 @@
  * The live rooms of every service, by room@service: found in memory or loaded from storage on first use,
  * created, dropped when a temporary room empties, put to rest (out of memory) when a persistent room has
  * nobody in it, and summarized for listings (resting rooms from storage). Every change of a room runs
- * under that room's lock, so that stanzas and MucApi calls for one room never interleave.
+ * under that room's lock, so that stanzas and MucApi calls for one room never interleave. A room that
+ * archives loads its history from its archive, and an archiving room that goes takes its archive along.
  */
-import { KeyedLock } from '@service/plugin-api';
+import { Jid, KeyedLock } from '@service/plugin-api';
+import { archiveOf, forgetArchive } from './archive.js';
 import type { MucEnv } from './context.js';
 import { Room } from './room.js';
 import { optionsFromStored } from './room-options.js';
@@ -69,7 +71,9 @@ export class RoomRegistry {
     room.lastActivity = stored.lastActivity;
     for (const a of stored.affiliations) room.affiliations.set(a.jid, { affiliation: a.affiliation, reason: a.reason });
     for (const s of stored.subscribers) room.subscribers.set(s.jid, s);
-    room.history.restore(stored.history);
+    const archive = archiveOf(this.env, room);
+    if (archive) room.history.restoreArchived(await archive.history(room.jid, this.env.settings.historySize), room.jid.bare);
+    else room.history.restore(stored.history);
     this.#rooms.set(key, room);
     return room;
   }
@@ -81,11 +85,14 @@ export class RoomRegistry {
     return room;
   }
 
-  /** Forgets a live room (destroyed, or temporary and empty). */
+  /** Forgets a live room (destroyed, or temporary and empty), with its archive when it archives. */
   drop(room: Room): void {
     if (this.#rooms.get(room.jid.bare) !== room) return;
     this.#rooms.delete(room.jid.bare);
     this.placement.released(room.jid.bare);
+    // In the background: nothing waits for it, and forgetArchive logs a failure. (A destroyed room's
+    // archive went already, before its destroy was answered; this removes nothing more.)
+    if (room.options.mam) void forgetArchive(this.env, room);
   }
 
   /** A temporary room with nobody in it and nobody subscribed goes away, as does a locked one its owner left. */
@@ -111,11 +118,14 @@ export class RoomRegistry {
     const resting = stored.filter((row) => !this.#rooms.has(`${row.name}@${row.service}`));
     if (resting.length === 0) return [...out.values()];
     const counts = await this.env.store.historyCounts(service);
+    const archive = this.env.archive();
     for (const row of resting) {
       const bare = `${row.name}@${row.service}`;
       // Live meanwhile (a join while storage answered), or another node's: not this node's to list.
       if (out.has(bare) || this.#rooms.has(bare) || (!options.everyStored && !(await this.placement.holds(bare)))) continue;
       const roomOptions = optionsFromStored(row.options, this.env.settings.defaultRoomOptions);
+      // A room that archives keeps its history in its archive (broadcast.ts), not in the stored history.
+      const historyCount = roomOptions.mam && archive ? await archive.count(new Jid(row.name, row.service, undefined), this.env.settings.historySize) : (counts.get(bare) ?? 0);
       out.set(bare, {
         jid: bare,
         room: row.name,
@@ -124,7 +134,7 @@ export class RoomRegistry {
         public: roomOptions.public,
         persistent: true,
         occupants: 0,
-        historySize: Math.min(counts.get(bare) ?? 0, this.env.settings.historySize),
+        historySize: Math.min(historyCount, this.env.settings.historySize),
         lastActivity: row.lastActivity,
         createdAt: row.createdAt,
       });

@@ -191,11 +191,11 @@ export class MucService implements MucApi {
       const occupant = from.isBare ? undefined : live.occupantBySession(from.full);
       if (occupant) {
         if (occupant.role === 'visitor' && live.options.moderated) throw new MucError('not_allowed', `${from.full} is a visitor in the moderated room ${live.jid.bare}`);
-        return broadcastGroupchat(env, live, occupant.nick, message, { keep: true });
+        return broadcastGroupchat(env, live, occupant.nick, message, { keep: true, sender: occupant.bare });
       }
-      if (from.isBare && env.isServiceAdmin(from.bare, live.host)) return broadcastGroupchat(env, live, undefined, message, { keep: true });
+      if (from.isBare && env.isServiceAdmin(from.bare, live.host)) return broadcastGroupchat(env, live, undefined, message, { keep: true, sender: from.bare });
       const subscriber = from.isBare ? live.subscribers.get(from.bare) : undefined;
-      if (subscriber) return broadcastGroupchat(env, live, subscriber.nick, message, { keep: true });
+      if (subscriber) return broadcastGroupchat(env, live, subscriber.nick, message, { keep: true, sender: from.bare });
       throw new MucError('not_allowed', `${from.full} is neither an occupant, a subscriber nor a service administrator of ${live.jid.bare}`);
     });
   }

@@ -121,6 +121,45 @@ export interface RoomCreation {
   subscribers?: ReadonlyArray<{ jid: string; nick: string; nodes: string[] }>;
 }
 
+/** A message of a room archive: when the room got it, and the message as occupants got it (with its stanza-id). */
+export interface RoomArchiveEntry {
+  timestamp: number;
+  message: XmlElement;
+}
+
+/** Who reads a room's archive, as the room let them (XEP-0313 §5 with XEP-0045's anonymity rules). */
+export interface RoomArchiveReader {
+  /** The requester's full JID: the results go there. */
+  readonly jid: Jid;
+  /** Whether the senders' real JIDs are shown: in a non-anonymous room, or to a moderator or an owner. */
+  readonly seesRealJids: boolean;
+}
+
+/**
+ * A room archive (XEP-0313 for rooms), which mod_mam provides and mod_muc uses when it runs: rooms with the
+ * option `mam` archive their groupchat messages there, answer MAM queries from it, and read their history
+ * from it. The room decides who may read (its occupants, members, affiliations); the archive stores,
+ * pages and filters. Every method takes the room's bare JID.
+ */
+export interface MucArchiveApi {
+  /**
+   * Archives a groupchat message as the room broadcasts it (from room@service/nick), with the sender's real
+   * bare JID (kept for those allowed to see it); resolves with its XEP-0359 stanza id, or undefined when it
+   * was not archived (no body, a no-store hint, a storage failure, which is logged).
+   */
+  archive(room: Jid, message: XmlElement, sender: string | undefined, timestamp: number): Promise<string | undefined>;
+  /** The last `limit` archived messages of the room, oldest first, without the senders' real JIDs. */
+  history(room: Jid, limit: number): Promise<RoomArchiveEntry[]>;
+  /** How many messages the room's archive holds, counted no further than `limit` (listings want a history size). */
+  count(room: Jid, limit: number): Promise<number>;
+  /** The query form of form discovery (XEP-0313 §5.1). */
+  queryForm(): XmlElement;
+  /** Answers a MAM query to the room: each result goes to the reader; resolves with the <fin/> of the IQ result. */
+  query(room: Jid, query: XmlElement, reader: RoomArchiveReader): Promise<XmlElement>;
+  /** Removes what the room archived up to `before` (ms): the room is gone. */
+  removeRoom(room: Jid, before: number): Promise<void>;
+}
+
 export type MucErrorKind = 'not_found' | 'bad_argument' | 'conflict' | 'not_allowed';
 
 export class MucError extends Error {
