@@ -4,14 +4,17 @@
  * Absolute figures move 10–20 % between runs and machines; ratios from one run do not, which is why every
  * comparison with ejabberd in docs/performance.md comes from here.
  *
- *   npm run bench:side-by-side -- [--scenarios api-trivial,api-bulk,c2s-idle,c2s-chat] [--reps 1] [--quick]
+ *   npm run bench:side-by-side -- [--scenarios api-trivial,api-bulk,c2s-idle,c2s-chat,c2s-chat-mam] [--reps 1] [--quick]
  *                                 [--kit ../shared/bench-kit] [--workers auto|N]
+ *   npm run bench:side-by-side -- --only c2s-chat-mam        (--only: the same as --scenarios)
  *
  * Needs the server built (npm run build), ejabberd installed (the kit's ejabberd/install.sh, as root) and wrk.
  * Each scenario runs against this server (bench/side-by-side/service.env, the kit's profile measuring every
  * worker process: servicectl foreground with the kit's copy of config.example.yml and the example's
  * `workers`, mod_mam left out), then against ejabberd (ejabberd-nomam for c2s-chat and muc-fanout: neither archives there),
- * each left stopped after. Writes bench/results/side-by-side-<time>/ (the kit's result directories,
+ * each left stopped after. `c2s-chat-mam` is the kit's c2s-chat with the archive on in both servers (issue 16):
+ * ours with config.example.yml's modules including mod_mam (`default: always`, on the default SQLite storage),
+ * ejabberd with the kit's reference profile (`ejabberd`: mod_mam `default: always` on Mnesia). Writes bench/results/side-by-side-<time>/ (the kit's result directories,
  * side-by-side.md and side-by-side.json) and prints the table.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -23,6 +26,8 @@ import { Kit, OURS, format, median, type Summary } from './kit.js';
 const { values: opts } = parseArgs({
   options: {
     scenarios: { type: 'string', default: 'api-trivial,api-bulk,c2s-idle,c2s-chat' },
+    /** The same as --scenarios (`--only c2s-chat-mam`). */
+    only: { type: 'string' },
     reps: { type: 'string', default: '1' },
     quick: { type: 'boolean', default: false },
     kit: { type: 'string', default: join(REPO, '../shared/bench-kit') },
@@ -39,11 +44,27 @@ const log = (text: string) => console.error(`[side-by-side] ${text}`);
 
 type Row = { figure: string; ejabberd: number | undefined; ours: number | undefined; better: 'higher' | 'lower'; digits?: number };
 
-/** The ejabberd profile the kit compares a scenario with: without MAM where messages are archived, as we have no MAM yet. */
-const theirs = (scenario: string) => (scenario === 'c2s-chat' || scenario === 'muc-fanout' ? 'ejabberd-nomam' : 'ejabberd');
+/**
+ * Scenarios of this script that are a kit scenario under other conditions: c2s-chat-mam is the kit's
+ * c2s-chat with the archive on in both servers.
+ */
+const KIT_SCENARIO: Record<string, string> = { 'c2s-chat-mam': 'c2s-chat' };
+const WITH_MAM = new Set(['c2s-chat-mam']);
+
+/**
+ * The ejabberd profile the kit compares a scenario with: the reference (`ejabberd`, MAM on) for the
+ * scenarios with the archive, without MAM for the other message scenarios, where this server leaves it out.
+ */
+const theirs = (scenario: string) => (WITH_MAM.has(scenario) ? 'ejabberd' : scenario === 'c2s-chat' || scenario === 'muc-fanout' ? 'ejabberd-nomam' : 'ejabberd');
+
+/** Runs whose last try the kit found disturbed by other processes (summarized anyway, and flagged under the table). */
+const disturbedRuns: string[] = [];
 
 async function runScenario(scenario: string, profile: string, dir: string): Promise<Summary> {
-  return (await kit.runScenario(scenario, profile, dir, { reps: opts.reps, quick: opts.quick })).summary;
+  const name = `${profile === OURS ? 'service' : profile}-${scenario}`;
+  const run = await kit.runScenario(KIT_SCENARIO[scenario] ?? scenario, profile, dir, { reps: opts.reps, quick: opts.quick, name, summarizeDisturbed: true });
+  if (run.disturbed) disturbedRuns.push(`${scenario} against ${profile === OURS ? 'this server' : profile}`);
+  return run.summary;
 }
 
 /** The figures of one scenario that the comparison keeps, ejabberd's and ours side by side. */
@@ -80,7 +101,7 @@ function figures(scenario: string, ejabberd: Summary, ours: Summary): Row[] {
         rows.push({ figure: `${label}, N=${row.n}`, ejabberd: e, ours: o, better, digits });
       }
     }
-  } else if (scenario === 'c2s-chat' || scenario === 'muc-fanout') {
+  } else if (scenario === 'c2s-chat' || scenario === 'c2s-chat-mam' || scenario === 'muc-fanout') {
     for (const [key, label] of [
       ['max_delivered_per_s_with_p99_lt_200ms', 'delivered/s at p99 < 200 ms'],
       ['max_delivered_per_s', 'max sustained delivered/s'],
@@ -97,15 +118,19 @@ const ratio = (row: Row) => (row.ours === undefined || row.ejabberd === undefine
 async function main(): Promise<void> {
   kit.check();
   // The message scenarios run against ejabberd without MAM (ejabberd-nomam): this server runs without mod_mam
-  // too; the others (API, logins, registration) send no messages, so the archive changes nothing there.
-  const { workers } = await kit.writeServerConfig(opts.workers, {}, {}, ['mod_mam']);
+  // too; the others (API, logins, registration) send no messages, so the archive changes nothing there. The
+  // -mam scenarios run both with the archive on, everything archived (default: always).
+  const configure = (scenario: string) =>
+    WITH_MAM.has(scenario) ? kit.writeServerConfig(opts.workers, { mod_mam: { default: 'always' } }, { mod_mam: { default: 'always' } }) : kit.writeServerConfig(opts.workers, {}, {}, ['mod_mam']);
+  const { workers } = await configure('');
   log(`this server runs with workers: ${workers}`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dir = join(RESULTS_DIR, `side-by-side-${stamp}`);
   await mkdir(dir, { recursive: true });
   const rows: Row[] = [];
   const labels: string[] = [];
-  for (const scenario of opts.scenarios.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const scenario of (opts.only ?? opts.scenarios).split(',').map((s) => s.trim()).filter(Boolean)) {
+    await configure(scenario);
     const ours = await runScenario(scenario, OURS, dir);
     const ejabberd = await runScenario(scenario, theirs(scenario), dir);
     labels.push(`${scenario}: ours = ${ours.label}; ejabberd = ${ejabberd.label}`);
@@ -122,6 +147,7 @@ async function main(): Promise<void> {
     ...rows.map((r) => `| ${r.figure} | ${format(r.ejabberd, r.digits)} | ${format(r.ours, r.digits)} | ${format(ratio(r), 2)} | ${r.better} |`),
     '',
     ...labels.map((l) => `- ${l}`),
+    ...disturbedRuns.map((r) => `- **disturbed**: other processes used more than the kit allows (25 % of a core) during the last try of ${r}; its figures are what was measured anyway`),
     '',
     `Raw results: ${dir}`,
   ];
