@@ -8,7 +8,7 @@
 import { defineModule, provide } from '@service/plugin-api';
 import { maySeePresence, rosterService } from '@service/mod_roster/api';
 import { discoHandlers } from './handlers.js';
-import { ServerItems } from './items.js';
+import { AccountDisco, ServerItems } from './items.js';
 import { NS_DISCO_INFO, NS_DISCO_ITEMS } from './ns.js';
 import { discoItemsService } from './public-api.js';
 
@@ -21,10 +21,11 @@ export default defineModule({
   consumes: [{ ref: rosterService, optional: true }],
   start(ctx) {
     const serverItems = new ServerItems();
+    const accountDisco = new AccountDisco();
     return {
-      services: [provide(discoItemsService, { addServerItems: (provider) => serverItems.add(provider) })],
+      services: [provide(discoItemsService, { addServerItems: (provider) => serverItems.add(provider), addAccountItems: (provider) => accountDisco.add(provider) })],
       xmpp: {
-        iq: discoHandlers(ctx.services.xmpp, ctx.services.accounts, (owner, requester) => maySeePresence(ctx.find(rosterService), owner, requester), serverItems),
+        iq: discoHandlers(ctx.services.xmpp, ctx.services.accounts, (owner, requester) => maySeePresence(ctx.find(rosterService), owner, requester), serverItems, accountDisco),
         disco: [
           { scope: 'server', identities: [{ category: 'server', type: 'im', name: 'service' }], features: [NS_DISCO_INFO, NS_DISCO_ITEMS] },
           { scope: 'account', identities: [{ category: 'account', type: 'registered' }], features: [NS_DISCO_INFO, NS_DISCO_ITEMS] },

@@ -4,9 +4,9 @@
  * taken for the plugin API's DiscoApi (the features and identities every module registers).
  */
 import { createServiceRef } from '@service/plugin-api';
-import type { DiscoItemsProvider } from './items.js';
+import type { AccountDiscoProvider, DiscoItemsProvider } from './items.js';
 
-export type { DiscoItem, DiscoItemsProvider } from './items.js';
+export type { AccountDiscoProvider, DiscoItem, DiscoItemsProvider } from './items.js';
 
 export interface DiscoItemsApi {
   /**
@@ -14,6 +14,11 @@ export interface DiscoItemsApi {
    * removes them when it stops; when mod_disco restarts, its consumers restart and add them again.
    */
   addServerItems(provider: DiscoItemsProvider): () => void;
+  /**
+   * Answers disco about accounts (PEP nodes): asked only for requesters that XEP-0030 §8 lets discover the
+   * account; returns the function that removes the provider, as addServerItems.
+   */
+  addAccountItems(provider: AccountDiscoProvider): () => void;
 }
 
 export const discoItemsService = createServiceRef<DiscoItemsApi>({ id: 'mod_disco.items', provider: 'mod_disco' });

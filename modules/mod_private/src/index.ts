@@ -1,10 +1,13 @@
 /**
  * mod_private: private XML storage (XEP-0049). A client keeps XML on its account under a namespace of its
  * choosing (bookmarks, client preferences); other modules and the admin commands read and write it through
- * the private storage service (`privateStorageService` of `@service/mod_private/api`).
+ * the private storage service (`privateStorageService` of `@service/mod_private/api`). bookmarks_to_pep
+ * converts an account's XEP-0048 bookmarks to XEP-0402 PEP items (bookmarks-to-pep.ts).
  */
 import { accountKey, defineModule, provide } from '@service/plugin-api';
+import { pepService } from '@service/mod_pubsub/api';
 import { privateStorageApi } from './api.js';
+import { bookmarksCommands, bookmarksHandlers } from './bookmarks-to-pep.js';
 import { privateIqHandlers } from './iq.js';
 import { PRIVATE_MIGRATIONS } from './migrations.js';
 import { NS_PRIVATE, NamespacePolicy } from './namespaces.js';
@@ -17,6 +20,9 @@ export default defineModule({
   pluginApi: '^0.1.0',
   summary: 'Private XML storage (XEP-0049)',
   provides: [privateStorageService],
+  // bookmarks_to_pep publishes through PEP when mod_pubsub runs, and says PEP is off when it does not.
+  consumes: [{ ref: pepService, optional: true }],
+  commands: bookmarksCommands,
   options: {
     db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where the data is stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
   },
@@ -26,6 +32,7 @@ export default defineModule({
     const policy = new NamespacePolicy();
     return {
       services: [provide(privateStorageService, privateStorageApi(store, policy))],
+      handlers: bookmarksHandlers(store, ctx.services.accounts, () => ctx.find(pepService)),
       xmpp: {
         iq: privateIqHandlers(store, policy),
         disco: [{ scope: 'server', features: [NS_PRIVATE] }],
