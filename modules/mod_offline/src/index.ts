@@ -69,7 +69,7 @@ export default defineModule({
         middleware: [
           {
             chain: 'offline',
-            handler: offlineLayer({ store, delivery, locks, router, logger: ctx.logger, maxUserMessages: ctx.options.max_user_messages }),
+            handler: offlineLayer({ store, delivery, locks, router, hooks: ctx.services.hooks, logger: ctx.logger, maxUserMessages: ctx.options.max_user_messages }),
           },
         ],
         disco: [{ scope: 'server', features: ['msgoffline'] }],

@@ -1,8 +1,9 @@
 /**
  * The layer of the `offline` chain: keeps what storage-policy.ts says to keep, up to max_user_messages per
- * account. A full queue answers <service-unavailable/>, the condition XEP-0160 names for it.
+ * account. A full queue answers <service-unavailable/>, the condition XEP-0160 names for it. A message it
+ * stored is announced with the `offline_message_stored` hook (public-api.ts).
  */
-import { StanzaError, x, type Logger, type Middleware, type OfflineContext, type RouterApi } from '@service/plugin-api';
+import { StanzaError, x, type HooksApi, type Logger, type Middleware, type OfflineContext, type RouterApi } from '@service/plugin-api';
 import type { KeyedLock } from '@service/plugin-api';
 import type { OfflineDelivery } from './delivery.js';
 import { NS_AMP_ERRORS } from './expiry.js';
@@ -14,13 +15,14 @@ export interface OfflineLayerDeps {
   readonly delivery: OfflineDelivery;
   readonly locks: KeyedLock;
   readonly router: RouterApi;
+  readonly hooks: HooksApi;
   readonly logger: Logger;
   /** Messages kept per account (unexpired); Infinity for no limit. */
   readonly maxUserMessages: number;
 }
 
 export function offlineLayer(deps: OfflineLayerDeps): Middleware<OfflineContext> {
-  const { store, delivery, locks, router, logger, maxUserMessages } = deps;
+  const { store, delivery, locks, router, hooks, logger, maxUserMessages } = deps;
   return async (ctx, next) => {
     const now = Date.now();
     const decision = decide(ctx.stanza, now);
@@ -56,6 +58,12 @@ export function offlineLayer(deps: OfflineLayerDeps): Middleware<OfflineContext>
       return router.bounce(ctx.stanza, new StanzaError('service-unavailable', `the recipient's offline message queue is full (${maxUserMessages} messages)`));
     }
     if (outcome === 'failed') return router.bounce(ctx.stanza, new StanzaError('service-unavailable', 'the message could not be stored for the offline recipient'));
+    try {
+      await hooks.run('offline_message_stored', ctx.stanza, ctx.from, ctx.to);
+    } catch (err) {
+      // The message is stored: what another module does about it must not cost the sender an answer.
+      logger.error({ err, to: ctx.to.bare }, 'an offline_message_stored handler failed');
+    }
     try {
       await delivery.deliverIfOnline(account);
     } catch (err) {

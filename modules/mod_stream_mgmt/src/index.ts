@@ -5,6 +5,7 @@
  * unacknowledged stanzas to unacknowledged.ts (messages back to routing, once; IQ requests answered).
  * In a cluster, a resumption may come to another node than the one that carried the stream: the session
  * then moves here (services.xmpp.moveSessionHere) with its counters and queue (carrier.ts), and resumes.
+ * Keeping a session runs the `sm_session_detached` hook (public-api.ts).
  */
 import { StreamError, defineModule, x, type C2SSession, type ServerServices, type StreamInContext, type XmlElement } from '@service/plugin-api';
 import { streamManagementCarrier } from './carrier.js';
@@ -59,7 +60,7 @@ function createStreamManagement(services: ServerServices, options: () => Options
     if (local && xmpp.isLocal(local)) return local;
     // Known on another node, or not known at all yet (a directory copy may lag): ask the movers, if any.
     const moved = await xmpp.moveSessionHere(account, id);
-    if (moved) keep(moved);
+    if (moved) hold(moved);
     return moved;
   };
 
@@ -134,14 +135,25 @@ function createStreamManagement(services: ServerServices, options: () => Options
     await next();
   };
 
-  /** A lost connection: keep a resumable session detached for its timeout. */
-  const keep = (session: C2SSession): boolean => {
+  /** Keeps a resumable session detached for its timeout (a lost connection, or a session moved here to resume). */
+  const hold = (session: C2SSession): boolean => {
     const sm = SmState.of(session);
     if (!sm?.enabled || !sm.resumable) return false;
     const seconds = session.peekState<number>(SM_MAX_KEY) ?? options().resume_timeout;
     sm.resumeTimer = setTimeout(() => void xmpp.endSession(session), seconds * 1000);
     sm.resumeTimer.unref();
     services.logger.debug({ jid: session.jid.full, seconds }, 'connection lost; session kept for resumption');
+    return true;
+  };
+
+  /**
+   * A lost connection (the session keeper): hold the session, and tell who must know that it waits (push
+   * notifications, public-api.ts); the stream's end does not wait for them.
+   */
+  const keep = (session: C2SSession): boolean => {
+    if (!hold(session)) return false;
+    const unacknowledged = [...SmState.of(session)!.queue];
+    void services.hooks.run('sm_session_detached', session, unacknowledged).catch((err: unknown) => services.logger.error({ err, jid: session.jid.full }, 'an sm_session_detached handler failed'));
     return true;
   };
 

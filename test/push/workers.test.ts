@@ -1,0 +1,142 @@
+/**
+ * Push notifications with several worker processes (`workers: 2`, SQLite): the phone's session is on worker 1,
+ * the app server's on worker 2. A message for the detached phone is notified from worker 1; the app server's
+ * error is taken on worker 2, which removes the push session from the database and from every worker's cache,
+ * so worker 1, which had read it, notifies no more. Which worker carries a session is read from the login's
+ * log line, as test/workers/workers.test.ts does.
+ */
+import { expect } from 'chai';
+import { request as httpRequest } from 'node:http';
+import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
+import { RawXmppPeer } from '../support/raw-xmpp.js';
+import { TLS_FIXTURE, expectSilence, loginTo, next, stopAll, xml, type Client } from '../support/xmpp.js';
+import { NS_PUBSUB, NS_PUSH, pause } from './helpers.js';
+
+const NS_STANZAS = 'urn:ietf:params:xml:ns:xmpp-stanzas';
+
+function call(port: number, command: string, args: Record<string, unknown>): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: `/api/${command}`, method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(args));
+  });
+}
+
+describe('push notifications with several workers (workers: 2, SQLite)', function () {
+  this.timeout(120_000);
+  let proc: ServerProcess;
+  let c2s: number;
+  const clients: Client[] = [];
+  const peers: RawXmppPeer[] = [];
+
+  const workerOfLogin = async (user: string, from: number): Promise<number> => {
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      const lines = proc.output().slice(from).split('\n').filter((l) => l.includes('"authenticated"') && l.includes(`"user":"${user}@localhost"`));
+      const last = lines[lines.length - 1];
+      if (last) return (JSON.parse(last) as { worker: number }).worker;
+      if (Date.now() > deadline) throw new Error(`no login of ${user} in the log`);
+      await pause(20);
+    }
+  };
+  const connectOn = async (worker: number, user: string, resource: string): Promise<Client> => {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const from = proc.output().length;
+      const client = await loginTo(`xmpp://127.0.0.1:${c2s}`, { user, password: `${user}-pw`, resource });
+      if ((await workerOfLogin(user, from)) === worker) {
+        clients.push(client);
+        return client;
+      }
+      await client.stop();
+    }
+    throw new Error(`no connection of ${user} landed on worker ${worker}`);
+  };
+  const rawOn = async (worker: number, user: string, resource: string): Promise<RawXmppPeer> => {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const from = proc.output().length;
+      const peer = await RawXmppPeer.connect(c2s);
+      await peer.authenticate(user, `${user}-pw`);
+      if ((await workerOfLogin(user, from)) === worker) {
+        await peer.bind(resource);
+        peers.push(peer);
+        return peer;
+      }
+      peer.destroy();
+    }
+    throw new Error(`no connection of ${user} landed on worker ${worker}`);
+  };
+  const isPublish = (node: string) => (s: any) => s.is('iq') && s.getChild('pubsub', NS_PUBSUB)?.getChild('publish')?.attrs.node === node;
+
+  before(async () => {
+    c2s = await freePort();
+    proc = await spawnServer((port) => {
+      const config = openConfig(port);
+      (config.listen as any[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
+      return {
+        ...config,
+        workers: 2,
+        certfiles: [TLS_FIXTURE],
+        api_permissions: { 'loopback admin': { who: { acl: 'loopback' }, what: '*' } },
+        modules: { mod_http_api: {}, mod_roster: {}, mod_presence: {}, mod_offline: {}, mod_stream_mgmt: {}, mod_push: {} },
+      };
+    });
+    const deadline = Date.now() + 20_000;
+    while (!proc.output().includes('2 workers serve') && Date.now() < deadline) await pause(50);
+    expect(proc.output()).to.include('2 workers serve');
+    for (const user of ['romeo', 'juliet', 'appserver', 'friar']) expect((await call(proc.port, 'register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
+  });
+  after(async () => {
+    for (const peer of peers) peer.destroy();
+    await stopAll(...clients);
+    await proc?.cleanup();
+  });
+
+  it("a notification from worker 1 reaches the app server on worker 2, whose error disables the push session on every worker", async () => {
+    let answer: 'result' | 'error' = 'result';
+    const app = await connectOn(2, 'appserver', 'push');
+    app.iqCallee.set(NS_PUBSUB, 'pubsub', () => (answer === 'result' ? true : xml('error', { type: 'cancel' }, xml('item-not-found', { xmlns: NS_STANZAS }))));
+    const juliet = await connectOn(1, 'juliet', 'balcony');
+    const say = (to: string, body: string) => juliet.send(xml('message', { to, type: 'chat' }, xml('body', {}, body)));
+
+    // The probe's push session: friar is offline; its messages are stored and notified.
+    const friar = await connectOn(1, 'friar', 'cell');
+    await friar.iqCaller.request(xml('iq', { type: 'set' }, xml('enable', { xmlns: NS_PUSH, jid: 'appserver@localhost/push', node: 'friar-node' })));
+    await friar.stop();
+
+    const phone = await rawOn(1, 'romeo', 'phone');
+    phone.write("<enable xmlns='urn:xmpp:sm:3' resume='true'/>");
+    await phone.waitFor(/<enabled\b/);
+    phone.write(`<iq type='set' id='push1'><enable xmlns='${NS_PUSH}' jid='appserver@localhost/push' node='romeo-node'/></iq>`);
+    await phone.waitFor(/id=['"]push1['"]/);
+    phone.write('<presence/>');
+    await phone.waitFor(/<presence\b/);
+    phone.destroy();
+    await pause(300);
+
+    // Worker 1 notifies (and has now read romeo's push sessions); the app server on worker 2 accepts.
+    let published = next(app, isPublish('romeo-node'), 10_000);
+    await say('romeo@localhost/phone', 'first');
+    expect((await published).attrs.from).to.equal('romeo@localhost');
+
+    // The app server refuses the next one: worker 2 takes the error and disables the push session.
+    answer = 'error';
+    published = next(app, isPublish('romeo-node'), 10_000);
+    await say('romeo@localhost/phone', 'second');
+    await published;
+    answer = 'result';
+    const deadline = Date.now() + 10_000;
+    while (!proc.output().includes('push disabled for that node') && Date.now() < deadline) await pause(50);
+    expect(proc.output()).to.include('push disabled for that node');
+
+    // Worker 1 must have dropped what it had read: no notification for romeo any more.
+    const silence = expectSilence(app, isPublish('romeo-node'), 'a notification to a disabled push session');
+    await silence.proveWith(async () => {
+      await say('romeo@localhost/phone', 'third');
+      await say('friar@localhost', 'probe');
+    }, isPublish('friar-node'));
+  });
+});
