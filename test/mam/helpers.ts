@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { TestServer } from '../support/server.js';
 import { xml, type Client, type Element } from '../support/xmpp.js';
 
-export const ADMIN = 'admin@localhost:adminpass';
+export { ADMIN, api, ok } from '../support/admin-api.js';
 export const NS_MAM = 'urn:xmpp:mam:2';
 export const NS_SID = 'urn:xmpp:sid:0';
 export const NS_RSM = 'http://jabber.org/protocol/rsm';
@@ -107,13 +107,3 @@ export async function mamRefusal(client: Client, o: QueryOptions): Promise<{ con
   return { condition: err?.condition ?? err?.name, text: err?.text ?? '' };
 }
 
-export async function api(t: TestServer, command: string, args: Record<string, unknown>): Promise<{ status: number; body: any }> {
-  const res = await t.api(command, args, { basic: ADMIN });
-  return { status: res.status, body: JSON.parse(res.text) };
-}
-
-export async function ok(t: TestServer, command: string, args: Record<string, unknown>): Promise<any> {
-  const res = await api(t, command, args);
-  expect(res.status, `${command}: ${JSON.stringify(res.body)}`).to.equal(200);
-  return res.body;
-}

@@ -92,7 +92,7 @@ for (const database of testDatabases()) {
         bob!.on('stanza', (s) => {
           const body = s.is('message') ? s.getChildText('body') : null;
           if (body === null || !body.startsWith('burst ')) return;
-          seen.push({ body, sid: s.getChildren('stanza-id', NS_SID).find((e) => e.attrs.by === 'bob@localhost')?.attrs.id });
+          seen.push({ body, sid: s.getChildren('stanza-id', NS_SID).find((e: { attrs: Record<string, string> }) => e.attrs.by === 'bob@localhost')?.attrs.id });
           if (seen.length === BURST) resolve();
         }),
       );

@@ -9,7 +9,8 @@ import { expect } from 'chai';
 import type { TestServer } from '../support/server.js';
 import { next, xml, type Client, type Element } from '../support/xmpp.js';
 
-export const ADMIN = 'admin@localhost:adminpass';
+export { ADMIN, api, ok } from '../support/admin-api.js';
+import { ok } from '../support/admin-api.js';
 export const NS_PUBSUB = 'http://jabber.org/protocol/pubsub';
 export const NS_EVENT = 'http://jabber.org/protocol/pubsub#event';
 export const NS_OWNER = 'http://jabber.org/protocol/pubsub#owner';
@@ -107,16 +108,6 @@ export function event(client: Client, from: string, node: string, ms = 10_000): 
   return next(client, (s) => s.is('message') && s.attrs.from === from && s.getChild('event', NS_EVENT)?.getChildElements()[0]?.attrs.node === node, ms);
 }
 
-export async function api(t: TestServer, command: string, args: Record<string, unknown>): Promise<{ status: number; body: any }> {
-  const res = await t.api(command, args, { basic: ADMIN });
-  return { status: res.status, body: JSON.parse(res.text) };
-}
-
-export async function ok(t: TestServer, command: string, args: Record<string, unknown>): Promise<any> {
-  const res = await api(t, command, args);
-  expect(res.status, `${command}: ${JSON.stringify(res.body)}`).to.equal(200);
-  return res.body;
-}
 
 /** Makes `a` and `b` contacts with subscription both, in `groups` of each other's roster. */
 export async function befriend(t: TestServer, a: string, b: string, groups: string[] = []): Promise<void> {

@@ -9,8 +9,8 @@ import { StanzaError, x, type IqContext, type XmlElement } from '@service/plugin
 import { pubsubError } from './errors.js';
 import { configForm, defaultPepConfig, FORM_TYPES, formFields } from './node-config.js';
 import { NS_DATA, NS_PUBSUB, NS_PUBSUB_OWNER } from './ns.js';
-import { keyName } from './names.js';
 import type { Pep } from './pep.js';
+import { itemIdOf, itemsRequest, nodeOf } from './request-parts.js';
 
 /** The one action element of a <pubsub/>, with its <publish-options/> or <configure/> companion. */
 function action(payload: XmlElement): { verb: XmlElement; companion: XmlElement | undefined } {
@@ -19,17 +19,6 @@ function action(payload: XmlElement): { verb: XmlElement; companion: XmlElement 
   if (!verb) throw new StanzaError('bad-request', 'the pubsub request names no action');
   const companion = children.find((c) => c !== verb && (c.name === 'publish-options' || c.name === 'configure'));
   return { verb, companion };
-}
-
-function nodeOf(verb: XmlElement): string {
-  const node = verb.attr('node');
-  if (!node) throw pubsubError('bad-request', 'nodeid-required', 'a PEP request names its node');
-  return keyName('node', node);
-}
-
-function itemIdOf(item: XmlElement): string | undefined {
-  const id = item.attr('id');
-  return id ? keyName('item id', id) : undefined;
 }
 
 /** The fields of the form inside <publish-options/> or <configure/> (none when it is empty). */
@@ -89,11 +78,8 @@ export function pubsubGet(pep: Pep): (ctx: IqContext) => Promise<XmlElement | vo
     const { verb } = action(payload);
     switch (verb.name) {
       case 'items': {
-        const node = nodeOf(verb);
-        const ids = verb.getChildren('item').map((i) => i.attr('id')).filter((id): id is string => !!id);
-        const maxText = verb.attr('max_items');
-        if (maxText !== undefined && !/^\d+$/.test(maxText)) throw new StanzaError('bad-request', 'max_items is a non-negative integer');
-        const { items } = await pep.items(to, from, node, ids.length ? { ids } : maxText !== undefined ? { max: Number(maxText) } : {});
+        const { node, options } = itemsRequest(verb);
+        const { items } = await pep.items(to, from, node, options);
         return x('pubsub', { xmlns: NS_PUBSUB }, x('items', { node }, ...items.map((i) => i.item)));
       }
       case 'subscriptions':

@@ -10,6 +10,7 @@ import { AFFILIATIONS, type Affiliation } from './membership-store.js';
 import { keyName } from './names.js';
 import { configForm, FORM_TYPES, formFields } from './node-config.js';
 import { NS_DATA, NS_DISCO_INFO, NS_PUBSUB, NS_PUBSUB_OWNER, SERVICE_FEATURES } from './ns.js';
+import { itemIdOf, itemsRequest, nodeOf } from './request-parts.js';
 import { defaultServiceConfig, type PubsubService } from './service.js';
 
 const NS_DISCO_ITEMS = 'http://jabber.org/protocol/disco#items';
@@ -71,11 +72,8 @@ export class ServiceDispatch {
     const verb = only(payload);
     switch (verb.name) {
       case 'items': {
-        const node = nodeOf(verb);
-        const ids = verb.getChildren('item').map((i) => i.attr('id')).filter((id): id is string => !!id);
-        const maxText = verb.attr('max_items');
-        if (maxText !== undefined && !/^\d+$/.test(maxText)) throw new StanzaError('bad-request', 'max_items is a non-negative integer');
-        const items = await this.service.items(service, from, node, ids.length ? { ids } : maxText !== undefined ? { max: Number(maxText) } : {});
+        const { node, options } = itemsRequest(verb);
+        const items = await this.service.items(service, from, node, options);
         return x('pubsub', { xmlns: NS_PUBSUB }, x('items', { node }, ...items.map((i) => i.item)));
       }
       case 'subscriptions': {
@@ -209,22 +207,11 @@ function only(payload: XmlElement): XmlElement {
   return verb;
 }
 
-function nodeOf(verb: XmlElement): string {
-  const node = verb.attr('node');
-  if (!node) throw pubsubError('bad-request', 'nodeid-required', 'the request names its node');
-  return keyName('node', node);
-}
-
 function jidAttr(element: XmlElement): Jid {
   const jid = Jid.tryParse(element.attr('jid'));
   if (!jid) throw pubsubError('bad-request', 'invalid-jid', 'a valid jid attribute is required');
   keyName('jid', jid.full);
   return jid;
-}
-
-function itemIdOf(item: XmlElement | undefined): string | undefined {
-  const id = item?.attr('id');
-  return id ? keyName('item id', id) : undefined;
 }
 
 function unsupported(feature: string): StanzaError {
