@@ -331,6 +331,9 @@ export class Server implements ServerControl, ServerActions {
         for (const module of config.impliedModules) {
           this.#logger.info({ module }, 'module %s is enabled because a listener routes requests to it', module);
         }
+        if (config.login_failures_per_address !== undefined) {
+          this.#logger.warn({ option: 'login_failures_per_address' }, 'login_failures_per_address is deprecated: enable mod_fail2ban and set its c2s_max_auth_failures (and c2s_auth_ban_lifetime); while mod_fail2ban does not run, this option still bans addresses');
+        }
         await this.#link?.start();
         await this.#modules.apply(desiredModules(config));
         // Under workers, worker 1 serves servicectl: the commands see the whole server from any worker.

@@ -88,6 +88,7 @@ export type { HttpAuthApi, HttpCredentials, LoginOrigin, LoginWay, TokensApi } f
 export type { AccessAction, AccessApi, AclSubject, CommandDoc, CommandsApi, ExecuteOptions, ServerConfigView, ServerControl } from './services/server.js';
 export type { CompileResult, ModulesApi } from './services/modules.js';
 export type { CachesApi } from './services/caches.js';
+export { addressInRange, parseAddressRange, type AddressBan, type AddressBanSettings, type AddressRange, type LoginLimitsApi } from './services/logins.js';
 export { ChannelError, type ChannelRegistration, type ChannelValue, type ProcessesApi } from './services/processes.js';
 export type { NodeTransport, NodesApi } from './services/nodes.js';
 export type { DiscoApi, FanOutCarrier, RouterApi, SessionDirectory, SessionSource, XmppApi } from './services/xmpp.js';

@@ -3,11 +3,14 @@
  * and authorization form. One instance per server, so a guesser cannot switch doors to get more tries.
  *
  * Two levels, both keyed by the peer address, never by the account alone:
- * - one account from one address: after `perAccount` failures that address may not log in to that account;
- *   this stops guessing one password;
- * - one address, any accounts: after `perAddress` failures the address may not log in at all; this stops
- *   credential stuffing (many accounts, a few passwords each), like ejabberd's mod_fail2ban.
- * A ban lasts `banSeconds` from the failure that caused it; failures are counted over the same span from the
+ * - one account from one address (the kernel's own guard, always on): after `perAccount` failures that
+ *   address may not log in to that account for `banSeconds`; this stops guessing one password;
+ * - one address, any accounts (address bans, ejabberd's mod_fail2ban): after `maxFailures` failures the
+ *   address may not log in at all; this stops credential stuffing (many accounts, a few passwords each).
+ *   This level is a module's policy: mod_fail2ban sets it while it runs (setAddressBans, the plugin API's
+ *   LoginLimitsApi). Without it there are no address bans, unless the deprecated top-level option
+ *   login_failures_per_address is set (`perAddress`, lasting `banSeconds`), which old configurations relied on.
+ * A ban lasts its lifetime from the failure that caused it; failures are counted over the same span from the
  * first one. The owner of an attacked account logs in from any other address as usual: a lockout here is
  * never a denial of service against the account itself.
  *
@@ -15,13 +18,17 @@
  * account's count at that address but not the address's own count: knowing one password buys no more guesses
  * at the others.
  */
-import type { LoginWay } from '@service/plugin-api';
+import { addressInRange, type AddressBan, type AddressBanSettings, type AddressRange, type LoginLimitsApi, type LoginWay } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 
 export interface LoginThrottleSettings {
   readonly perAccount: number;
-  readonly perAddress: number;
-  /** Seconds. */
+  /**
+   * Address bans from the deprecated top-level login_failures_per_address (undefined when not set); a module's
+   * setAddressBans takes precedence.
+   */
+  readonly perAddress?: number;
+  /** Seconds an account-at-an-address ban lasts (and an address ban from `perAddress`). */
   readonly banSeconds: number;
   /** Addresses that are never limited (login_ban_exempt). */
   exempt(ip: string): boolean;
@@ -30,6 +37,12 @@ export interface LoginThrottleSettings {
 export type { LoginWay } from '@service/plugin-api';
 
 export interface LoginRefusal {
+  /**
+   * `banned`: the address is banned by the module that bans addresses (mod_fail2ban): HTTP answers 403
+   * Forbidden. `limited`: one of the kernel's own limits (an account at an address, or the deprecated
+   * login_failures_per_address): HTTP answers 429 Too Many Requests, as it always has.
+   */
+  readonly kind: 'banned' | 'limited';
   /** Seconds until the ban ends. */
   readonly retryAfter: number;
   readonly message: string;
@@ -55,13 +68,19 @@ export interface LoginCounters {
 /** A failed or successful login, as other processes of the server (workers) count it too. */
 export type LoginEvent =
   | { readonly outcome: 'failed'; readonly ip: string; readonly account?: string; readonly way: LoginWay; readonly count: number }
-  | { readonly outcome: 'succeeded'; readonly ip: string; readonly account: string };
+  | { readonly outcome: 'succeeded'; readonly ip: string; readonly account: string }
+  | { readonly outcome: 'unbanned'; readonly range: AddressRange }
+  | { readonly outcome: 'banned'; readonly ip: string; readonly seconds: number };
 
-export class LoginThrottle {
+export class LoginThrottle implements LoginLimitsApi {
   readonly #addresses = new Map<string, Counter>();
   readonly #pairs = new Map<string, Counter>();
   /** Told of each login counted here (the workers' link), so that a ban holds on every way in of every worker. */
   #observer?: (event: LoginEvent) => void;
+  /** Address bans as a module (mod_fail2ban) set them; undefined: the deprecated top-level option, if any. */
+  #addressBans?: AddressBanSettings;
+  /** Told of each address ban this process starts (a module carrying bans to the other nodes). */
+  readonly #banListeners = new Set<(ban: AddressBan) => void>();
 
   constructor(
     private readonly settings: () => LoginThrottleSettings,
@@ -75,13 +94,14 @@ export class LoginThrottle {
   refusal(ip: string, account?: string, now = Date.now()): LoginRefusal | undefined {
     const settings = this.settings();
     if (settings.exempt(ip)) return undefined;
-    const address = this.#banned(this.#addresses, ip, now);
+    const address = this.#addressSettings(settings) ? this.#banned(this.#addresses, ip, now) : 0;
     if (address) {
-      return { retryAfter: address, message: `too many failed logins from ${ip}: logins from this address are refused for ${address} more seconds` };
+      const kind = this.#addressBans ? 'banned' : 'limited';
+      return { kind, retryAfter: address, message: `too many failed logins from ${ip}: logins from this address are refused for ${address} more seconds` };
     }
     if (account === undefined) return undefined;
     const pair = this.#banned(this.#pairs, pairKey(ip, account), now);
-    if (pair) return { retryAfter: pair, message: `too many failed logins to ${account} from ${ip}: try again in ${pair} seconds` };
+    if (pair) return { kind: 'limited', retryAfter: pair, message: `too many failed logins to ${account} from ${ip}: try again in ${pair} seconds` };
     return undefined;
   }
 
@@ -102,7 +122,66 @@ export class LoginThrottle {
   /** Counts a login another process of the server saw. */
   apply(event: LoginEvent, now = Date.now()): void {
     if (event.outcome === 'succeeded') this.#pairs.delete(pairKey(event.ip, event.account));
+    else if (event.outcome === 'unbanned') this.unban((ip) => addressInRange(ip, event.range));
+    else if (event.outcome === 'banned') this.#ban(event.ip, event.seconds, now);
     else this.#countFailures(this.settings(), event.ip, event.account, event.way, event.count, now, false);
+  }
+
+  setAddressBans(settings: AddressBanSettings | undefined): void {
+    this.#addressBans = settings;
+  }
+
+  /**
+   * Lifts the bans and counts of the addresses in `range` (and of the accounts at them) here and, through the
+   * observer, in the other workers; returns how many addresses had live counts or bans here, as ejabberd's
+   * unban_ip counts the entries it removes.
+   */
+  unbanAddresses(range: AddressRange, now = Date.now()): number {
+    const matches = (ip: string) => addressInRange(ip, range);
+    let removed = 0;
+    for (const [ip, counter] of this.#addresses) if (matches(ip) && (counter.countUntil > now || counter.bannedUntil > now)) removed++;
+    this.unban(matches);
+    this.#observer?.({ outcome: 'unbanned', range });
+    return removed;
+  }
+
+  onAddressBanned(listener: (ban: AddressBan) => void): () => void {
+    this.#banListeners.add(listener);
+    return () => this.#banListeners.delete(listener);
+  }
+
+  imposeAddressBan(ban: AddressBan, now = Date.now()): void {
+    if (ban.secondsLeft <= 0 || this.settings().exempt(ban.address)) return;
+    this.#ban(ban.address, ban.secondsLeft, now);
+    this.#observer?.({ outcome: 'banned', ip: ban.address, seconds: ban.secondsLeft });
+  }
+
+  /** Bans `ip` for `seconds` from `now`, unless it is banned longer already. */
+  #ban(ip: string, seconds: number, now: number): void {
+    const until = now + seconds * 1000;
+    const counter = this.#addresses.get(ip);
+    if (!counter) {
+      this.#addresses.set(ip, { failures: 0, countUntil: until, bannedUntil: until });
+      if (this.#addresses.size > MAX_COUNTERS) prune(this.#addresses, now);
+    } else if (counter.bannedUntil < until) {
+      counter.bannedUntil = until;
+      counter.countUntil = Math.max(counter.countUntil, until);
+    }
+  }
+
+  addressBans(now = Date.now()): AddressBan[] {
+    if (!this.#addressSettings(this.settings())) return [];
+    const bans: AddressBan[] = [];
+    for (const [address, counter] of this.#addresses) {
+      if (counter.bannedUntil > now) bans.push({ address, secondsLeft: Math.ceil((counter.bannedUntil - now) / 1000) });
+    }
+    return bans.sort((a, b) => a.secondsLeft - b.secondsLeft);
+  }
+
+  /** The address-ban limit in force: the module's, else the deprecated top-level option's, else none. */
+  #addressSettings(settings: LoginThrottleSettings): AddressBanSettings | undefined {
+    if (this.#addressBans) return this.#addressBans;
+    return settings.perAddress === undefined ? undefined : { maxFailures: settings.perAddress, banSeconds: settings.banSeconds };
   }
 
   /**
@@ -137,8 +216,10 @@ export class LoginThrottle {
     if (account !== undefined && this.#count(this.#pairs, pairKey(ip, account), count, settings.perAccount, span, now) && log) {
       this.logger.warn({ ip, account, way, failures: settings.perAccount, seconds: settings.banSeconds }, 'login ban: %s may not log in to %s for %d seconds after %d failed logins', ip, account, settings.banSeconds, settings.perAccount);
     }
-    if (this.#count(this.#addresses, ip, count, settings.perAddress, span, now) && log) {
-      this.logger.warn({ ip, way, failures: settings.perAddress, seconds: settings.banSeconds }, 'login ban: %s may not log in for %d seconds after %d failed logins', ip, settings.banSeconds, settings.perAddress);
+    const address = this.#addressSettings(settings);
+    if (address && this.#count(this.#addresses, ip, count, address.maxFailures, address.banSeconds * 1000, now) && log) {
+      this.logger.warn({ ip, way, failures: address.maxFailures, seconds: address.banSeconds }, 'login ban: %s may not log in for %d seconds after %d failed logins', ip, address.banSeconds, address.maxFailures);
+      for (const listener of this.#banListeners) listener({ address: ip, secondsLeft: address.banSeconds });
     }
   }
 
@@ -147,7 +228,10 @@ export class LoginThrottle {
     if (this.#pairs.delete(pairKey(ip, account))) this.#observer?.({ outcome: 'succeeded', ip, account });
   }
 
-  /** Lifts the bans and counts of addresses matching `matches` (all when undefined); returns how many. */
+  /**
+   * Lifts the bans and counts of addresses matching `matches` (all when undefined), here only; returns how
+   * many addresses were banned.
+   */
   unban(matches?: (ip: string) => boolean): number {
     let lifted = 0;
     for (const ip of [...this.#addresses.keys()]) {

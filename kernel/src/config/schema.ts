@@ -162,14 +162,13 @@ export const TOP_LEVEL_SCHEMA = {
   login_failures_per_address: {
     type: 'integer',
     min: 1,
-    default: 20,
-    doc: "Failed logins from one address, to any accounts, before the address may not log in at all for login_ban_lifetime seconds (ejabberd's mod_fail2ban c2s_max_auth_failures, here on every way in).",
+    doc: "Deprecated: enable mod_fail2ban and set its c2s_max_auth_failures instead. Failed logins from one address, to any accounts, before the address may not log in at all for login_ban_lifetime seconds. Not set (the default), addresses are banned only by mod_fail2ban; set, it bans addresses while mod_fail2ban is not running, and the server warns at start.",
   },
   login_ban_lifetime: {
     type: 'integer',
     min: 1,
     default: 3600,
-    doc: "Seconds a login ban lasts, and the span failed logins are counted over (ejabberd's mod_fail2ban c2s_auth_ban_lifetime).",
+    doc: "Seconds a ban of one account at one address lasts, and the span its failed logins are counted over (also the lifetime of the deprecated login_failures_per_address; mod_fail2ban's address bans last c2s_auth_ban_lifetime).",
   },
   login_ban_exempt: { type: 'string', default: 'none', doc: 'Access rule naming addresses that failed-login limits never ban (for example a trusted network).' },
   allow_contrib_modules: { type: 'boolean', default: true, doc: 'Whether module_install and module_upgrade may install plugins from the registries (as in ejabberd).' },

@@ -101,10 +101,13 @@ export class HttpAuthenticator implements HttpAuthApi {
     return { account, oauth: { scopes, tokenId } };
   }
 
-  /** Refuses (429) a login the failed-login limit bans, before any credential is checked. */
+  /**
+   * Refuses a login the failed-login limit bans, before any credential is checked: 403 for an address
+   * mod_fail2ban banned, 429 for the kernel's own limits; both with Retry-After.
+   */
   #admit(origin: LoginOrigin, account?: string): void {
     const refusal = this.logins.refusal(origin.ip, account);
-    if (refusal) throw new CommandError('rate_limited', refusal.message, undefined, refusal.retryAfter);
+    if (refusal) throw new CommandError(refusal.kind === 'banned' ? 'forbidden' : 'rate_limited', refusal.message, undefined, refusal.retryAfter);
   }
 
   async #basic(value: string, origin: LoginOrigin): Promise<{ user: string; host: string }> {

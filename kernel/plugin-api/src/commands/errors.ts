@@ -33,7 +33,11 @@ export interface ErrorKindInfo {
 
 export const ERROR_KINDS: Readonly<Record<ErrorKind, ErrorKindInfo>> = {
   unauthorized: { http: 401, code: 10, doc: 'Bad credentials: wrong password, or an unknown, expired or revoked token.' },
-  forbidden: { http: 403, code: 32, doc: 'Authenticated (or anonymous) but not allowed by api_permissions, or not on this frontend.' },
+  forbidden: {
+    http: 403,
+    code: 32,
+    doc: 'Authenticated (or anonymous) but not allowed by api_permissions, or not on this frontend; or a login from an address mod_fail2ban banned, refused without checking the credentials until the ban ends (Retry-After says when).',
+  },
   bad_request: { http: 400, code: 40, doc: 'The request itself is malformed: invalid JSON, a body that is not an object.' },
   bad_argument: { http: 400, code: 41, doc: 'An argument is missing, unknown, duplicated, of the wrong type or invalid.' },
   unknown_command: { http: 404, code: 44, doc: 'No such command, or its module is not enabled.' },
@@ -68,7 +72,7 @@ export class CommandError extends Error {
     message: string,
     /** The argument at fault, when there is one. */
     readonly argument?: string,
-    /** Seconds after which trying again may succeed (rate_limited; HTTP's Retry-After). */
+    /** Seconds after which trying again may succeed (rate_limited, or forbidden for a banned address; HTTP's Retry-After). */
     readonly retryAfter?: number,
   ) {
     super(message);

@@ -19,6 +19,7 @@ export interface DocumentationApi {
 }
 
 import type { CachesApi } from './caches.js';
+import type { LoginLimitsApi } from './logins.js';
 import type { ModulesApi } from './modules.js';
 import type { NodesApi } from './nodes.js';
 import type { ProcessesApi } from './processes.js';
@@ -35,6 +36,8 @@ export interface ServerServices {
   readonly server: ServerControl;
   readonly xmpp: XmppApi;
   readonly docs: DocumentationApi;
+  /** The failed-login limit every way in reports to: address bans, unbanning, the bans in force (see LoginLimitsApi). */
+  readonly logins: LoginLimitsApi;
   /** HTTP and XML-RPC credentials, through the server's failed-login limit. */
   readonly httpAuth: HttpAuthApi;
   /** OAuth tokens. */

@@ -97,7 +97,7 @@ export class ImplicitFlow {
     if (!outcome.ok) {
       if (outcome.reason === 'denied') return fail('access_denied', outcome.message);
       if (outcome.retryAfter !== undefined) ctx.set('Retry-After', String(outcome.retryAfter));
-      return show(outcome.reason === 'blocked' ? 429 : 400, outcome.message, params.get('username'));
+      return show(outcome.reason === 'blocked' ? 429 : outcome.reason === 'banned' ? 403 : 400, outcome.message, params.get('username'));
     }
     const issued = await oauth.tokens.issue({ account: outcome.account, scopes, ttl, clientId: params.get('client_id') });
     this.logger.info({ tokenId: issued.id, client: params.get('client_id'), user: outcome.account.user, host: outcome.account.host }, 'OAuth token granted on the authorization form');

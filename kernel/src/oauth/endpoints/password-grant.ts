@@ -35,6 +35,7 @@ export class PasswordGrant {
     const outcome = await this.owners.login(username, password, ctx.state.ip);
     if (!outcome.ok) {
       if (outcome.reason === 'blocked') throw new OAuthError('temporarily_unavailable', outcome.message, 429, outcome.retryAfter);
+      if (outcome.reason === 'banned') throw new OAuthError('access_denied', outcome.message, 403, outcome.retryAfter);
       if (outcome.reason === 'malformed') throw new OAuthError('invalid_request', outcome.message);
       throw new OAuthError('invalid_grant', outcome.message);
     }

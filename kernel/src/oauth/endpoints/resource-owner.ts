@@ -13,7 +13,7 @@ export type Account = { readonly user: string; readonly host: string };
 
 export type LoginOutcome =
   | { readonly ok: true; readonly account: Account }
-  | { readonly ok: false; readonly reason: 'malformed' | 'wrong' | 'blocked' | 'denied'; readonly message: string; readonly retryAfter?: number };
+  | { readonly ok: false; readonly reason: 'malformed' | 'wrong' | 'blocked' | 'banned' | 'denied'; readonly message: string; readonly retryAfter?: number };
 
 export class ResourceOwnerLogin {
   constructor(
@@ -34,7 +34,8 @@ export class ResourceOwnerLogin {
     }
     const key = `${account.user}@${account.host}`;
     const refusal = this.logins.refusal(ip, key);
-    if (refusal) return { ok: false, reason: 'blocked', message: refusal.message, retryAfter: refusal.retryAfter };
+    // `banned`: an address mod_fail2ban banned (403); `blocked`: the kernel's own limits (429).
+    if (refusal) return { ok: false, reason: refusal.kind === 'banned' ? 'banned' : 'blocked', message: refusal.message, retryAfter: refusal.retryAfter };
     let verified = false;
     try {
       verified = password !== '' && (await this.accounts.checkPassword(account.user, account.host, password));

@@ -94,7 +94,7 @@ export class Interactions {
       if (!outcome.ok) {
         if (outcome.reason === 'denied') return finish({ error: 'access_denied', error_description: outcome.message });
         if (outcome.retryAfter !== undefined) ctx.set('Retry-After', String(outcome.retryAfter));
-        return show(outcome.reason === 'blocked' ? 429 : 400, outcome.message, params.get('username'));
+        return show(outcome.reason === 'blocked' ? 429 : outcome.reason === 'banned' ? 403 : 400, outcome.message, params.get('username'));
       }
       accountId = `${outcome.account.user}@${outcome.account.host}`;
     }
