@@ -1,16 +1,35 @@
 /**
- * bookmarks_to_pep (mod_private) on each database: a client's XEP-0048 bookmarks in private storage become
- * XEP-0402 items on its PEP node, one per room with its name, autojoin, nick and password, on a whitelist
- * node that keeps every item; a second run gives the same node; an account without bookmarks, an unknown
- * account and a server without PEP get an error that names the reason, and change nothing.
+ * Bookmarks between private storage and PEP (mod_private with mod_pubsub) on each database.
+ * bookmarks_to_pep: a client's XEP-0048 bookmarks in private storage become XEP-0402 items on its PEP node,
+ * one per room with its name, autojoin, nick and password, on a whitelist node that keeps every item; a
+ * second run gives the same node; an account without bookmarks, an unknown account and a server without
+ * PEP get an error that names the reason, and change nothing.
+ * XEP-0411: bookmarks written to private storage appear on the PEP node `storage:bookmarks` (the account's
+ * other clients are notified), bookmarks published there are what private storage answers, and the
+ * account's disco#info announces the conversion only while PEP runs.
  */
 import { expect } from 'chai';
 import { testDatabases } from '../support/databases.js';
 import { serverSqlConfig, TestServer } from '../support/server.js';
 import { login, stopAll, xml, xmppConfig, type Client } from '../support/xmpp.js';
-import { ADMIN, NS_BOOKMARKS, NS_OWNER, NS_PUBSUB, api, items, ok } from './helpers.js';
+import { ADMIN, NS_BOOKMARKS, NS_DISCO_INFO, NS_OWNER, NS_PUBSUB, announceCaps, api, event, items, ok, publish } from './helpers.js';
 
 const NS_PRIVATE = 'jabber:iq:private';
+const NS_CONVERSION = 'urn:xmpp:bookmarks-conversion:0';
+
+async function accountFeatures(client: Client, account: string): Promise<string[]> {
+  const answer = await client.iqCaller.request(xml('iq', { type: 'get', to: account }, xml('query', { xmlns: NS_DISCO_INFO })), 10_000);
+  return answer.getChild('query', NS_DISCO_INFO)!.getChildren('feature').map((f: { attrs: Record<string, string> }) => f.attrs.var!);
+}
+
+async function privateBookmarks(client: Client): Promise<string[]> {
+  const answer = await client.iqCaller.request(xml('iq', { type: 'get' }, xml('query', { xmlns: NS_PRIVATE }, xml('storage', { xmlns: 'storage:bookmarks' }))), 10_000);
+  return answer
+    .getChild('query', NS_PRIVATE)!
+    .getChild('storage', 'storage:bookmarks')!
+    .getChildren('conference')
+    .map((c: { attrs: Record<string, string> }) => c.attrs.jid!);
+}
 
 async function storePrivateBookmarks(client: Client, ...conferences: ReturnType<typeof xml>[]): Promise<void> {
   await client.iqCaller.request(xml('iq', { type: 'set' }, xml('query', { xmlns: NS_PRIVATE }, xml('storage', { xmlns: 'storage:bookmarks' }, ...conferences))), 10_000);
@@ -24,7 +43,7 @@ for (const database of testDatabases()) {
 
     before(async () => {
       const settings = await database.settings('/tmp');
-      t = await TestServer.start({ ...xmppConfig({ mod_pubsub: {}, mod_private: {}, mod_roster: {}, mod_admin_extra: {} }), ...serverSqlConfig(settings) });
+      t = await TestServer.start({ ...xmppConfig({ mod_pubsub: {}, mod_private: {}, mod_disco: {}, mod_roster: {}, mod_admin_extra: {} }), ...serverSqlConfig(settings) });
       await t.bootstrapAdmin();
       await t.server.services.accounts.register('alice', 'localhost', 'alice-pw');
       await t.server.services.accounts.register('bob', 'localhost', 'bob-pw');
@@ -74,6 +93,30 @@ for (const database of testDatabases()) {
       expect(await read()).to.deep.equal(first);
     });
 
+    it('XEP-0411: private-storage bookmarks appear on the PEP node, notify the other clients, and PEP bookmarks are what private storage answers', async () => {
+      expect(await accountFeatures(alice, 'alice@localhost')).to.include(NS_CONVERSION);
+      const other = await login(t, { user: 'alice', password: 'alice-pw', resource: 'phone' });
+      try {
+        await announceCaps(other, ['storage:bookmarks+notify']);
+        const notified = event(other, 'alice@localhost', 'storage:bookmarks');
+        await storePrivateBookmarks(alice, xml('conference', { jid: 'lounge@conference.localhost', name: 'Lounge' }));
+        const item = (await notified).getChild('event', 'http://jabber.org/protocol/pubsub#event')!.getChild('items')!.getChild('item')!;
+        expect(item.attrs.id).to.equal('current');
+        expect(item.getChild('storage', 'storage:bookmarks')!.getChild('conference')!.attrs.jid).to.equal('lounge@conference.localhost');
+        const [stored] = await items(alice, 'alice@localhost', 'storage:bookmarks');
+        expect(stored!.getChild('storage', 'storage:bookmarks')!.getChild('conference')!.attrs.name).to.equal('Lounge');
+
+        // The other way: a PEP client publishes, a private-storage client reads the same bookmarks.
+        await publish(other, 'storage:bookmarks', xml('storage', { xmlns: 'storage:bookmarks' }, xml('conference', { jid: 'garden@conference.localhost' }), xml('conference', { jid: 'lounge@conference.localhost' })), {
+          id: 'current',
+          publishOptions: { 'pubsub#persist_items': 'true', 'pubsub#access_model': 'whitelist' },
+        });
+        expect((await privateBookmarks(alice)).sort()).to.deep.equal(['garden@conference.localhost', 'lounge@conference.localhost']);
+      } finally {
+        await stopAll(other);
+      }
+    });
+
     it('refuses an account without bookmarks and an unknown account, naming the reason', async () => {
       const none = await api(t, 'bookmarks_to_pep', { user: 'bob', host: 'localhost' });
       expect(none.status).to.be.within(400, 499);
@@ -98,12 +141,21 @@ describe('bookmarks_to_pep without PEP (mod_private alone)', function () {
   let t: TestServer;
 
   before(async () => {
-    t = await TestServer.start(xmppConfig({ mod_private: {}, mod_admin_extra: {} }));
+    t = await TestServer.start(xmppConfig({ mod_private: {}, mod_disco: {}, mod_admin_extra: {} }));
     await t.bootstrapAdmin();
     await t.server.services.accounts.register('carol', 'localhost', 'carol-pw');
   });
   after(async () => {
     await t?.stop();
+  });
+
+  it('announces no bookmarks conversion', async () => {
+    const carol = await login(t, { user: 'carol', password: 'carol-pw', resource: 'r' });
+    try {
+      expect(await accountFeatures(carol, 'carol@localhost')).to.not.include(NS_CONVERSION);
+    } finally {
+      await stopAll(carol);
+    }
   });
 
   it('says that PEP is not enabled', async () => {

@@ -2,10 +2,12 @@
  * bookmarks_to_pep: an account's bookmarks kept in private storage (XEP-0048, `storage:bookmarks`) become
  * XEP-0402 items on its PEP node `urn:xmpp:bookmarks:1`, one per room, named by the room's JID, with the
  * node options XEP-0402 §3 asks for (whitelist, every item kept). Publishing an item id again replaces
- * it, so a second run converges to the same node. The private copy stays: clients that still read it do.
+ * it, so a second run converges to the same node. The XEP-0048 copy on the PEP node `storage:bookmarks` is
+ * published too (XEP-0411, bookmarks-sync.ts). The private copy stays: clients that still read it do.
  */
 import { Jid, accountKey, badArgument, defineCommand, failed, notFound, x, type AccountsApi, type HandlersFor, type XmlElement } from '@service/plugin-api';
 import type { PepApi, PublishOptions } from '@service/mod_pubsub/api';
+import type { BookmarksSync } from './bookmarks-sync.js';
 import type { PrivateStore } from './store.js';
 
 const NS_BOOKMARKS_PRIVATE = 'storage:bookmarks';
@@ -53,13 +55,13 @@ export function pepBookmark(conference: XmlElement): { room: string; payload: Xm
   return { room: room.bare, payload };
 }
 
-export function bookmarksHandlers(store: PrivateStore, accounts: AccountsApi, pep: () => PepApi | undefined): HandlersFor<typeof bookmarksCommands> {
+export function bookmarksHandlers(store: PrivateStore, accounts: AccountsApi, pep: PepApi | undefined, sync: BookmarksSync | undefined): HandlersFor<typeof bookmarksCommands> {
   return {
     bookmarks_to_pep: async ({ user, host }) => {
       const account = accountKey(user, host);
       if (!(await accounts.exists(account.user, account.host))) throw notFound(`account ${account.user}@${account.host} does not exist`);
-      const service = pep();
-      if (!service) throw failed('PEP is not enabled: bookmarks_to_pep needs mod_pubsub');
+      const service = pep;
+      if (!service || !sync) throw failed('PEP is not enabled: bookmarks_to_pep needs mod_pubsub');
       const stored = await store.get(account, NS_BOOKMARKS_PRIVATE);
       const conferences = stored?.getChildren('conference') ?? [];
       if (!conferences.length) throw failed(`${account.user}@${account.host} has no bookmarks in private storage to convert`);
@@ -69,6 +71,8 @@ export function bookmarksHandlers(store: PrivateStore, accounts: AccountsApi, pe
       for (const { room, payload } of bookmarks) {
         await service.publish(owner, NS_BOOKMARKS_PEP, payload, { itemId: room, publishOptions: BOOKMARK_NODE_OPTIONS });
       }
+      // And the XEP-0048 copy on PEP that XEP-0411 keeps, for clients that read bookmarks there.
+      await sync.publish(account, stored!);
       return 'Bookmarks exported to PEP node';
     },
   };

@@ -2,11 +2,13 @@
  * mod_private: private XML storage (XEP-0049). A client keeps XML on its account under a namespace of its
  * choosing (bookmarks, client preferences); other modules and the admin commands read and write it through
  * the private storage service (`privateStorageService` of `@service/mod_private/api`). bookmarks_to_pep
- * converts an account's XEP-0048 bookmarks to XEP-0402 PEP items (bookmarks-to-pep.ts).
+ * converts an account's XEP-0048 bookmarks to XEP-0402 PEP items (bookmarks-to-pep.ts); while PEP runs,
+ * private-storage bookmarks and the PEP node `storage:bookmarks` are kept equal (XEP-0411, bookmarks-sync.ts).
  */
-import { accountKey, defineModule, provide } from '@service/plugin-api';
+import { accountKey, defineModule, provide, type Jid, type XmlElement } from '@service/plugin-api';
 import { pepService } from '@service/mod_pubsub/api';
 import { privateStorageApi } from './api.js';
+import { BookmarksSync, NS_BOOKMARKS_CONVERSION } from './bookmarks-sync.js';
 import { bookmarksCommands, bookmarksHandlers } from './bookmarks-to-pep.js';
 import { privateIqHandlers } from './iq.js';
 import { PRIVATE_MIGRATIONS } from './migrations.js';
@@ -30,14 +32,20 @@ export default defineModule({
   start(ctx) {
     const store = new PrivateStore(ctx.db);
     const policy = new NamespacePolicy();
+    // PEP is there or not for the module's whole run: starting or stopping mod_pubsub restarts this module.
+    const pep = ctx.find(pepService);
+    const sync = pep && new BookmarksSync(store, pep, ctx.logger);
     return {
       services: [provide(privateStorageService, privateStorageApi(store, policy))],
-      handlers: bookmarksHandlers(store, ctx.services.accounts, () => ctx.find(pepService)),
+      handlers: bookmarksHandlers(store, ctx.services.accounts, pep, sync),
       xmpp: {
-        iq: privateIqHandlers(store, policy),
-        disco: [{ scope: 'server', features: [NS_PRIVATE] }],
+        iq: privateIqHandlers(store, policy, sync),
+        disco: [{ scope: 'server', features: [NS_PRIVATE] }, ...(sync ? [{ scope: 'account' as const, features: [NS_BOOKMARKS_CONVERSION] }] : [])],
       },
-      hooks: [{ hook: 'remove_user', handler: (user, host) => store.deleteAccount(accountKey(user, host)) }],
+      hooks: [
+        { hook: 'remove_user', handler: (user, host) => store.deleteAccount(accountKey(user, host)) },
+        ...(sync ? [{ hook: 'pep_item_published' as const, handler: (owner: Jid, node: string, _id: string, payload: XmlElement | undefined) => sync.pepPublished(owner, node, payload) }] : []),
+      ],
     };
   },
 });

@@ -1,15 +1,17 @@
 /**
  * jabber:iq:private (XEP-0049): a client stores and reads back XML on its own account. Another account's
- * data is <forbidden/> (the XEP prefers it to service-unavailable).
+ * data is <forbidden/> (the XEP prefers it to service-unavailable). While PEP runs, bookmarks written here
+ * are published to PEP as well (bookmarks-sync.ts).
  */
 import { StanzaError, x, type IqContext, type IqHandlerRegistration, type XmlElement } from '@service/plugin-api';
 import { NS_PRIVATE, type NamespacePolicy } from './namespaces.js';
+import type { BookmarksSync } from './bookmarks-sync.js';
 import type { PrivateStore } from './store.js';
 
-export function privateIqHandlers(store: PrivateStore, policy: NamespacePolicy): IqHandlerRegistration[] {
+export function privateIqHandlers(store: PrivateStore, policy: NamespacePolicy, bookmarks: BookmarksSync | undefined): IqHandlerRegistration[] {
   return [
     { type: 'get', ns: NS_PRIVATE, name: 'query', to: 'account', handler: (ctx) => get(store, policy, ctx) },
-    { type: 'set', ns: NS_PRIVATE, name: 'query', to: 'account', handler: (ctx) => set(store, policy, ctx) },
+    { type: 'set', ns: NS_PRIVATE, name: 'query', to: 'account', handler: (ctx) => set(store, policy, ctx, bookmarks) },
   ];
 }
 
@@ -30,7 +32,7 @@ async function get(store: PrivateStore, policy: NamespacePolicy, ctx: IqContext)
   return x('query', { xmlns: NS_PRIVATE }, stored ?? x(element.local, { xmlns: element.ns }));
 }
 
-async function set(store: PrivateStore, policy: NamespacePolicy, ctx: IqContext): Promise<void> {
+async function set(store: PrivateStore, policy: NamespacePolicy, ctx: IqContext, bookmarks: BookmarksSync | undefined): Promise<void> {
   const account = ownAccount(ctx);
   // XEP-0049 lets a set carry several elements, each stored under its own namespace.
   const elements = ctx.payload.elements();
@@ -40,4 +42,5 @@ async function set(store: PrivateStore, policy: NamespacePolicy, ctx: IqContext)
     if (problem) throw new StanzaError('not-acceptable', problem);
   }
   await store.set(account, elements);
+  await bookmarks?.privateWritten(account, elements);
 }

@@ -78,7 +78,7 @@ export default defineModule({
     const notifier = new Notifier({ router, sessions, caps, isLocalHost });
     const now = () => Date.now();
     const limits = () => ({ maxItemsNode: ctx.options.max_items_node });
-    const pep = new Pep({ store, notifier, roster: () => ctx.find(rosterService), limits, now });
+    const pep = new Pep({ store, notifier, roster: () => ctx.find(rosterService), limits, now, hooks: ctx.services.hooks, logger: ctx.logger });
     const access = () => ctx.services.access();
     const subject = (bare: string): AclSubject => {
       const at = bare.indexOf('@');

@@ -6,7 +6,7 @@
  * (notifications.ts). Everything is in SQL, so any worker or node serves any account.
  */
 import { randomBytes } from 'node:crypto';
-import { StanzaError, x, type Jid, type XmlElement } from '@service/plugin-api';
+import { StanzaError, x, type HooksApi, type Jid, type Logger, type XmlElement } from '@service/plugin-api';
 import type { RosterApi } from '@service/mod_roster/api';
 import { accessRefusal, RosterView } from './access.js';
 import { pubsubError } from './errors.js';
@@ -20,6 +20,8 @@ export interface PepDeps {
   readonly roster: () => RosterApi | undefined;
   readonly limits: () => ConfigLimits;
   readonly now: () => number;
+  readonly hooks: HooksApi;
+  readonly logger: Logger;
 }
 
 /** What a publish carries besides the item. */
@@ -76,6 +78,9 @@ export class Pep {
     if (config.persistItems) await this.deps.store.publish(node.id, itemId, publisher.full, item, config.maxItems, now);
     const shown = x('item', { id: itemId }, config.deliverPayloads ? request.payload?.clone() : undefined);
     await this.deps.notifier.notify(owner, request.node, config, eventMessage(owner.bare, config, x('items', { node: request.node }, shown)), this.rosterView());
+    await this.deps.hooks.run('pep_item_published', owner, request.node, itemId, request.payload).catch((err: unknown) => {
+      this.deps.logger.error({ err, owner: owner.bare, node: request.node }, 'a pep_item_published handler failed');
+    });
     return itemId;
   }
 

@@ -4,7 +4,19 @@
  * same auto-creation, publish-options preconditions and notifications (mod_private's XEP-0411 bridge of
  * bookmarks, say). Types and the reference only, no code of the module.
  */
-import { createServiceRef, type XmlElement } from '@service/plugin-api';
+import { createServiceRef, type Jid, type XmlElement } from '@service/plugin-api';
+
+declare module '@service/plugin-api' {
+  interface HookMap {
+    /**
+     * An item was published to an account's PEP node (by a client or through pepService), after it is
+     * stored and its notifications sent: the account (bare), the node, the item id and the payload.
+     * mod_private keeps the private-storage copy of XEP-0048 bookmarks from here (XEP-0411). A handler's
+     * failure is logged and changes nothing for the publish.
+     */
+    pep_item_published: [owner: Jid, node: string, itemId: string, payload: XmlElement | undefined];
+  }
+}
 
 /** Publish-options (XEP-0060 §7.1.5) by field name, e.g. `{ 'pubsub#access_model': 'whitelist' }`. */
 export type PublishOptions = Readonly<Record<string, string | readonly string[]>>;
