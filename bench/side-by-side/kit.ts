@@ -144,6 +144,8 @@ export class Kit {
     overrides: Record<string, Record<string, unknown>> = {},
     /** Modules of the example left out: mod_mam, when ejabberd runs without MAM (the kit's ejabberd-nomam). */
     without: readonly string[] = [],
+    /** Top-level options set over the kit's (`auth_password_format: plain`, say). */
+    topLevel: Record<string, unknown> = {},
   ): Promise<{ workers: string; added: string[] }> {
     const config = parse(await readFile(join(this.dir, 'bench/targets/service/config.yml'), 'utf8')) as Record<string, unknown>;
     const example = parse(await readFile(join(REPO, 'config.example.yml'), 'utf8')) as Record<string, unknown>;
@@ -155,6 +157,7 @@ export class Kit {
     const modules = config.modules as Record<string, Record<string, unknown> | null>;
     for (const [name, options] of Object.entries(overrides)) modules[name] = { ...(modules[name] ?? {}), ...options };
     for (const name of without) delete modules[name];
+    Object.assign(config, topLevel);
     config.data_dir = join(this.svcDir, 'data');
     await mkdir(this.svcDir, { recursive: true });
     await writeFile(this.svcConfig, stringify(config));

@@ -33,6 +33,11 @@ const { values: opts } = parseArgs({
     kit: { type: 'string', default: join(REPO, '../shared/bench-kit') },
     /** The `workers` option of the server's configuration; config.example.yml's by default. */
     workers: { type: 'string' },
+    /**
+     * This server's `auth_password_format`: `scram` (the default, as operators run it) or `plain`, the
+     * storage of ejabberd's reference configuration (the logins goal "with the same password storage").
+     */
+    'password-format': { type: 'string', default: 'scram' },
   },
 });
 
@@ -120,10 +125,15 @@ async function main(): Promise<void> {
   // The message scenarios run against ejabberd without MAM (ejabberd-nomam): this server runs without mod_mam
   // too; the others (API, logins, registration) send no messages, so the archive changes nothing there. The
   // -mam scenarios run both with the archive on, everything archived (default: always).
+  const passwordFormat = opts['password-format'];
+  if (passwordFormat !== 'scram' && passwordFormat !== 'plain') throw new Error(`--password-format is scram or plain, not ${passwordFormat}`);
+  const topLevel = { auth_password_format: passwordFormat };
   const configure = (scenario: string) =>
-    WITH_MAM.has(scenario) ? kit.writeServerConfig(opts.workers, { mod_mam: { default: 'always' } }, { mod_mam: { default: 'always' } }) : kit.writeServerConfig(opts.workers, {}, {}, ['mod_mam']);
+    WITH_MAM.has(scenario)
+      ? kit.writeServerConfig(opts.workers, { mod_mam: { default: 'always' } }, { mod_mam: { default: 'always' } }, [], topLevel)
+      : kit.writeServerConfig(opts.workers, {}, {}, ['mod_mam'], topLevel);
   const { workers } = await configure('');
-  log(`this server runs with workers: ${workers}`);
+  log(`this server runs with workers: ${workers}, auth_password_format: ${passwordFormat}`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dir = join(RESULTS_DIR, `side-by-side-${stamp}`);
   await mkdir(dir, { recursive: true });
@@ -140,7 +150,7 @@ async function main(): Promise<void> {
   const lines = [
     `## Side by side with ejabberd 23.01 (${new Date().toISOString()})`,
     '',
-    `${machine.cpuModel}, ${machine.cores} cores, ${machine.ramGiB} GiB, ${machine.os}, Node ${machine.node}; the kit at ${KIT}, ${opts.reps} repetition(s)${opts.quick ? ', --quick' : ''}; each scenario against this server, then ejabberd, back to back.`,
+    `${machine.cpuModel}, ${machine.cores} cores, ${machine.ramGiB} GiB, ${machine.os}, Node ${machine.node}; the kit at ${KIT}, ${opts.reps} repetition(s)${opts.quick ? ', --quick' : ''}; each scenario against this server, then ejabberd, back to back; this server's auth_password_format: ${passwordFormat}.`,
     '',
     '| figure | ejabberd 23.01 | this server | ratio (ours / ejabberd) | better |',
     '|---|---:|---:|---:|---|',
