@@ -117,6 +117,28 @@ for (const database of testDatabases()) {
       }
     });
 
+    it('XEP-0402: a bookmark published or retracted there is carried to the XEP-0048 node and to private storage', async () => {
+      expect(await accountFeatures(alice, 'alice@localhost')).to.include('http://jabber.org/protocol/pubsub#config-node-max');
+      await publish(alice, NS_BOOKMARKS, xml('conference', { xmlns: NS_BOOKMARKS, name: 'Attic', autojoin: 'true' }, xml('nick', {}, 'al')), {
+        id: 'attic@conference.localhost',
+        publishOptions: { 'pubsub#persist_items': 'true', 'pubsub#max_items': 'max', 'pubsub#send_last_published_item': 'never', 'pubsub#access_model': 'whitelist' },
+      });
+      expect(await privateBookmarks(alice)).to.include('attic@conference.localhost');
+      const [legacy] = await items(alice, 'alice@localhost', 'storage:bookmarks');
+      const attic = legacy!
+        .getChild('storage', 'storage:bookmarks')!
+        .getChildren('conference')
+        .find((c: { attrs: Record<string, string> }) => c.attrs.jid === 'attic@conference.localhost');
+      expect(attic?.attrs).to.include({ name: 'Attic', autojoin: 'true' });
+      expect(attic?.getChildText('nick')).to.equal('al');
+
+      await alice.iqCaller.request(xml('iq', { type: 'set' }, xml('pubsub', { xmlns: NS_PUBSUB }, xml('retract', { node: NS_BOOKMARKS, notify: 'true' }, xml('item', { id: 'attic@conference.localhost' })))), 10_000);
+      expect(await privateBookmarks(alice)).to.not.include('attic@conference.localhost');
+      // And private storage's other bookmarks are still the XEP-0402 items (one place, three views).
+      const rooms = (await items(alice, 'alice@localhost', NS_BOOKMARKS)).map((i) => i.attrs.id).sort();
+      expect(rooms).to.deep.equal((await privateBookmarks(alice)).sort());
+    });
+
     it('refuses an account without bookmarks and an unknown account, naming the reason', async () => {
       const none = await api(t, 'bookmarks_to_pep', { user: 'bob', host: 'localhost' });
       expect(none.status).to.be.within(400, 499);

@@ -5,21 +5,10 @@
  * it, so a second run converges to the same node. The XEP-0048 copy on the PEP node `storage:bookmarks` is
  * published too (XEP-0411, bookmarks-sync.ts). The private copy stays: clients that still read it do.
  */
-import { Jid, accountKey, badArgument, defineCommand, failed, notFound, x, type AccountsApi, type HandlersFor, type XmlElement } from '@service/plugin-api';
-import type { PepApi, PublishOptions } from '@service/mod_pubsub/api';
+import { accountKey, badArgument, defineCommand, failed, notFound, type AccountsApi, type HandlersFor } from '@service/plugin-api';
+import { NS_BOOKMARKS_LEGACY, pepBookmark } from './bookmark-forms.js';
 import type { BookmarksSync } from './bookmarks-sync.js';
 import type { PrivateStore } from './store.js';
-
-const NS_BOOKMARKS_PRIVATE = 'storage:bookmarks';
-const NS_BOOKMARKS_PEP = 'urn:xmpp:bookmarks:1';
-
-/** XEP-0402 §3: what the bookmarks node must be. */
-const BOOKMARK_NODE_OPTIONS: PublishOptions = {
-  'pubsub#persist_items': 'true',
-  'pubsub#max_items': 'max',
-  'pubsub#send_last_published_item': 'never',
-  'pubsub#access_model': 'whitelist',
-};
 
 export const bookmarksCommands = [
   defineCommand({
@@ -38,41 +27,19 @@ export const bookmarksCommands = [
   }),
 ] as const;
 
-/** The XEP-0402 payload of one XEP-0048 <conference/>, or undefined when it names no valid room. */
-export function pepBookmark(conference: XmlElement): { room: string; payload: XmlElement } | undefined {
-  const room = Jid.tryParse(conference.attr('jid') ?? '');
-  if (!room || room.user === undefined || room.resource !== undefined) return undefined;
-  const autojoin = conference.attr('autojoin');
-  const payload = x('conference', {
-    xmlns: NS_BOOKMARKS_PEP,
-    ...(conference.attr('name') !== undefined ? { name: conference.attr('name')! } : {}),
-    autojoin: autojoin === 'true' || autojoin === '1' ? 'true' : 'false',
-  });
-  const nick = conference.getChildText('nick');
-  if (nick) payload.append(x('nick', {}, nick));
-  const password = conference.getChildText('password');
-  if (password) payload.append(x('password', {}, password));
-  return { room: room.bare, payload };
-}
-
-export function bookmarksHandlers(store: PrivateStore, accounts: AccountsApi, pep: PepApi | undefined, sync: BookmarksSync | undefined): HandlersFor<typeof bookmarksCommands> {
+export function bookmarksHandlers(store: PrivateStore, accounts: AccountsApi, sync: BookmarksSync | undefined): HandlersFor<typeof bookmarksCommands> {
   return {
     bookmarks_to_pep: async ({ user, host }) => {
       const account = accountKey(user, host);
       if (!(await accounts.exists(account.user, account.host))) throw notFound(`account ${account.user}@${account.host} does not exist`);
-      const service = pep;
-      if (!service || !sync) throw failed('PEP is not enabled: bookmarks_to_pep needs mod_pubsub');
-      const stored = await store.get(account, NS_BOOKMARKS_PRIVATE);
+      if (!sync) throw failed('PEP is not enabled: bookmarks_to_pep needs mod_pubsub');
+      const stored = await store.get(account, NS_BOOKMARKS_LEGACY);
       const conferences = stored?.getChildren('conference') ?? [];
       if (!conferences.length) throw failed(`${account.user}@${account.host} has no bookmarks in private storage to convert`);
       const bookmarks = conferences.map(pepBookmark).filter((b) => b !== undefined);
       if (!bookmarks.length) throw badArgument('user', `the private-storage bookmarks of ${account.user}@${account.host} name no valid room JID`);
-      const owner = `${account.user}@${account.host}`;
-      for (const { room, payload } of bookmarks) {
-        await service.publish(owner, NS_BOOKMARKS_PEP, payload, { itemId: room, publishOptions: BOOKMARK_NODE_OPTIONS });
-      }
-      // And the XEP-0048 copy on PEP that XEP-0411 keeps, for clients that read bookmarks there.
-      await sync.publish(account, stored!);
+      // XEP-0402 items and the XEP-0048 copy on PEP, as the sync carries a client's write (without pruning).
+      await sync.exportPrivate(account, stored!);
       return 'Bookmarks exported to PEP node';
     },
   };

@@ -8,7 +8,7 @@
 import { accountKey, defineModule, provide, type Jid, type XmlElement } from '@service/plugin-api';
 import { pepService } from '@service/mod_pubsub/api';
 import { privateStorageApi } from './api.js';
-import { BookmarksSync, NS_BOOKMARKS_CONVERSION } from './bookmarks-sync.js';
+import { BookmarksSync, NS_BOOKMARKS_COMPAT_PEP, NS_BOOKMARKS_CONVERSION } from './bookmarks-sync.js';
 import { bookmarksCommands, bookmarksHandlers } from './bookmarks-to-pep.js';
 import { privateIqHandlers } from './iq.js';
 import { PRIVATE_MIGRATIONS } from './migrations.js';
@@ -37,14 +37,19 @@ export default defineModule({
     const sync = pep && new BookmarksSync(store, pep, ctx.logger);
     return {
       services: [provide(privateStorageService, privateStorageApi(store, policy))],
-      handlers: bookmarksHandlers(store, ctx.services.accounts, pep, sync),
+      handlers: bookmarksHandlers(store, ctx.services.accounts, sync),
       xmpp: {
         iq: privateIqHandlers(store, policy, sync),
-        disco: [{ scope: 'server', features: [NS_PRIVATE] }, ...(sync ? [{ scope: 'account' as const, features: [NS_BOOKMARKS_CONVERSION] }] : [])],
+        disco: [{ scope: 'server', features: [NS_PRIVATE] }, ...(sync ? [{ scope: 'account' as const, features: [NS_BOOKMARKS_CONVERSION, NS_BOOKMARKS_COMPAT_PEP] }] : [])],
       },
       hooks: [
         { hook: 'remove_user', handler: (user, host) => store.deleteAccount(accountKey(user, host)) },
-        ...(sync ? [{ hook: 'pep_item_published' as const, handler: (owner: Jid, node: string, _id: string, payload: XmlElement | undefined) => sync.pepPublished(owner, node, payload) }] : []),
+        ...(sync
+          ? [
+              { hook: 'pep_item_published' as const, handler: (owner: Jid, node: string, _id: string, payload: XmlElement | undefined) => sync.pepPublished(owner, node, payload) },
+              { hook: 'pep_item_retracted' as const, handler: (owner: Jid, node: string) => sync.pepRetracted(owner, node) },
+            ]
+          : []),
       ],
     };
   },

@@ -21,6 +21,9 @@ export const PEP_FEATURES = [
   'auto-create',
   'auto-subscribe',
   'config-node',
+  // XEP-0060 §7.1.5: publish-options may say max_items 'max' (clients such as Converse look for it, and
+  // without it ask for a number above max_items_node).
+  'config-node-max',
   'create-and-configure',
   'create-nodes',
   'delete-items',
@@ -44,6 +47,7 @@ export const SERVICE_FEATURES = [
   'access-whitelist',
   'auto-create',
   'config-node',
+  'config-node-max',
   'create-and-configure',
   'create-nodes',
   'delete-items',

@@ -99,6 +99,9 @@ export class Pep {
     if (notify ?? found.config.notifyRetract) {
       await this.deps.notifier.notify(owner, node, found.config, eventMessage(owner.bare, found.config, x('items', { node }, x('retract', { id: itemId }))), this.rosterView());
     }
+    await this.deps.hooks.run('pep_item_retracted', owner, node, itemId).catch((err: unknown) => {
+      this.deps.logger.error({ err, owner: owner.bare, node }, 'a pep_item_retracted handler failed');
+    });
   }
 
   async create(owner: Jid, requester: Jid, node: string, fields: ReadonlyMap<string, string[]>): Promise<void> {

@@ -15,6 +15,8 @@ declare module '@service/plugin-api' {
      * failure is logged and changes nothing for the publish.
      */
     pep_item_published: [owner: Jid, node: string, itemId: string, payload: XmlElement | undefined];
+    /** An item of an account's PEP node was retracted (after its notifications); as pep_item_published. */
+    pep_item_retracted: [owner: Jid, node: string, itemId: string];
   }
 }
 
