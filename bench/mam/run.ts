@@ -25,8 +25,6 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import type { Knex } from 'knex';
 import { createLogger } from '../../kernel/dist/log/logger.js';
 import { Storage, type SqlSettings } from '../../kernel/dist/storage/database.js';
@@ -35,6 +33,7 @@ import { ArchiveStore, type ArchiveFilter, type PageRequest } from '../../module
 import { ADMIN_JID, REPO, RESULTS_DIR, basicAuth, callApi, freePort, machineInfo, requireBuild, seedAccounts, startServer, writeConfig } from '../api/lib.js';
 import { c2sConfig } from '../c2s/lib.js';
 import { RawXmppPeer } from '../../test/support/raw-xmpp.js';
+import { scratchDatabase } from './database.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -71,46 +70,6 @@ const dbTypes = opts.db.split(',').map((d) => d.trim()) as DbType[];
 
 requireBuild();
 const logger = createLogger({ level: 'warning' });
-
-/** A database for the run and how to drop it afterwards. */
-async function createDatabase(type: DbType, dir: string): Promise<{ settings: SqlSettings; drop: () => Promise<void> }> {
-  const name = `svc_bench_mam_${randomBytes(4).toString('hex')}`;
-  switch (type) {
-    case 'sqlite':
-      // The server's default file name, so that the XMPP part can start the server on it as it is.
-      return { settings: { type, server: '', database: join(dir, 'service.db'), username: '', password: '', poolSize: 1 }, drop: async () => undefined };
-    case 'mysql': {
-      const admin = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
-      const c = await mysql.createConnection(admin);
-      await c.query(`create database \`${name}\` character set utf8mb4`);
-      await c.end();
-      return {
-        settings: { type, server: admin.host, port: admin.port, database: name, username: admin.user, password: '', poolSize: 10 },
-        drop: async () => {
-          const d = await mysql.createConnection(admin);
-          await d.query(`drop database \`${name}\``);
-          await d.end();
-        },
-      };
-    }
-    case 'pgsql': {
-      const admin = { host: '127.0.0.1', port: 5432, user: 'postgres', password: '' };
-      const c = new pg.Client({ ...admin, database: 'postgres' });
-      await c.connect();
-      await c.query(`create database ${name}`);
-      await c.end();
-      return {
-        settings: { type, server: admin.host, port: admin.port, database: name, username: admin.user, password: '', poolSize: 10 },
-        drop: async () => {
-          const d = new pg.Client({ ...admin, database: 'postgres' });
-          await d.connect();
-          await d.query(`drop database ${name} with (force)`);
-          await d.end();
-        },
-      };
-    }
-  }
-}
 
 const ordinaryName = (i: number) => `owner${String(i).padStart(5, '0')}`;
 
@@ -320,7 +279,7 @@ async function measureXmpp(dir: string, owners: Array<{ user: string; size: numb
 async function benchOne(type: DbType): Promise<{ db: DbType; fillMs: number; timings: Timing[]; xmpp?: Timing[] }> {
   console.log(`${type}: ${total} messages, ${heavyCount} for ${HEAVY}, ${ordinaryOwners} owners of ${PER_ORDINARY_OWNER}`);
   const dir = await mkdtemp(join(tmpdir(), 'bench-mam-'));
-  const { settings, drop } = await createDatabase(type, dir);
+  const { settings, drop } = await scratchDatabase(type, dir, 'service.db');
   const storage = await Storage.open({ sql: settings, dataDir: dir, defaultDb: 'sql' }, logger as never);
   try {
     await storage.migrate('mod_mam', MAM_MIGRATIONS, 'sql');

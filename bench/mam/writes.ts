@@ -16,15 +16,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { x } from '@service/plugin-api';
 import { createLogger } from '../../kernel/dist/log/logger.js';
 import { Storage, type SqlSettings } from '../../kernel/dist/storage/database.js';
 import { MAM_MIGRATIONS } from '../../modules/mod_mam/dist/migrations.js';
 import { ArchiveStore } from '../../modules/mod_mam/dist/store.js';
 import { machineInfo, requireBuild } from '../api/lib.js';
+import { scratchDatabase } from './database.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -38,44 +36,11 @@ type DbType = SqlSettings['type'];
 requireBuild();
 const logger = createLogger({ level: 'warning' });
 
-async function createDatabase(type: DbType, dir: string): Promise<{ settings: SqlSettings; drop: () => Promise<void> }> {
-  const name = `svc_bench_mamw_${randomBytes(4).toString('hex')}`;
-  if (type === 'sqlite') return { settings: { type, server: '', database: join(dir, 'mam.db'), username: '', password: '', poolSize: 1 }, drop: async () => undefined };
-  if (type === 'mysql') {
-    const admin = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
-    const c = await mysql.createConnection(admin);
-    await c.query(`create database \`${name}\` character set utf8mb4`);
-    await c.end();
-    return {
-      settings: { type, server: admin.host, port: admin.port, database: name, username: admin.user, password: '', poolSize: 10 },
-      drop: async () => {
-        const d = await mysql.createConnection(admin);
-        await d.query(`drop database \`${name}\``);
-        await d.end();
-      },
-    };
-  }
-  const admin = { host: '127.0.0.1', port: 5432, user: 'postgres', password: '' };
-  const c = new pg.Client({ ...admin, database: 'postgres' });
-  await c.connect();
-  await c.query(`create database ${name}`);
-  await c.end();
-  return {
-    settings: { type, server: admin.host, port: admin.port, database: name, username: admin.user, password: '', poolSize: 10 },
-    drop: async () => {
-      const d = new pg.Client({ ...admin, database: 'postgres' });
-      await d.connect();
-      await d.query(`drop database ${name} with (force)`);
-      await d.end();
-    },
-  };
-}
-
 const total = Number(opts.rows);
 console.log(JSON.stringify(machineInfo()));
 for (const type of opts.db.split(',') as DbType[]) {
   const dir = await mkdtemp(join(tmpdir(), 'bench-mamw-'));
-  const { settings, drop } = await createDatabase(type, dir);
+  const { settings, drop } = await scratchDatabase(type, dir, 'mam.db');
   const storage = await Storage.open({ sql: settings, dataDir: dir, defaultDb: 'sql' }, logger as never);
   try {
     await storage.migrate('mod_mam', MAM_MIGRATIONS, 'sql');

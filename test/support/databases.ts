@@ -24,16 +24,19 @@ const PGSQL = { host: '127.0.0.1', port: 5432, user: 'postgres', password: '' };
 const ALL: readonly SqlType[] = ['sqlite', 'mysql', 'pgsql'];
 
 export function testDatabases(): TestDatabase[] {
-  return selectedTypes().map((type) => {
-    switch (type) {
-      case 'sqlite':
-        return sqlite();
-      case 'mysql':
-        return mysqlDatabase();
-      case 'pgsql':
-        return pgsqlDatabase();
-    }
-  });
+  return selectedTypes().map(testDatabase);
+}
+
+/** One kind of database, whatever TEST_DATABASES says (benchmarks name theirs). */
+export function testDatabase(type: SqlType): TestDatabase {
+  switch (type) {
+    case 'sqlite':
+      return sqlite();
+    case 'mysql':
+      return mysqlDatabase();
+    case 'pgsql':
+      return pgsqlDatabase();
+  }
 }
 
 function selectedTypes(): SqlType[] {
