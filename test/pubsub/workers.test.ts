@@ -8,7 +8,8 @@
 import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
-import { TLS_FIXTURE, loginTo, stopAll, xml, type Client } from '../support/xmpp.js';
+import { WorkerLogins } from '../support/worker-logins.js';
+import { TLS_FIXTURE, stopAll, xml, type Client } from '../support/xmpp.js';
 import { NS_EVENT, NS_NICK, NS_PUBSUB, announceCaps, event, publish } from './helpers.js';
 
 function call(port: number, command: string, args: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
@@ -30,42 +31,25 @@ describe('PEP and pubsub under workers: 2 (mod_pubsub, SQLite)', function () {
   this.timeout(120_000);
   let proc: ServerProcess;
   let c2s: number;
-  const clients: Client[] = [];
+  const logins = new WorkerLogins(() => proc, () => c2s);
+  const clients = logins.clients;
   const api = async (command: string, args: Record<string, unknown>) => {
     const res = await call(proc.port, command, args);
     expect(res.status, `${command}: ${JSON.stringify(res.body)}`).to.equal(200);
     return res.body;
   };
 
-  const workerOfLogin = async (user: string, from: number): Promise<number> => {
-    const deadline = Date.now() + 3000;
-    for (;;) {
-      const lines = proc.output().slice(from).split('\n').filter((l) => l.includes('"authenticated"') && l.includes(`"user":"${user}@localhost"`));
-      const last = lines[lines.length - 1];
-      if (last) return (JSON.parse(last) as { worker: number }).worker;
-      if (Date.now() > deadline) throw new Error(`no login of ${user} in the log`);
-      await sleep(20);
-    }
-  };
+  /** Logs `user` in on `worker`; until the other worker lists the session, it would not notify it. */
   const connectOn = async (worker: number, user: string, resource: string): Promise<Client> => {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const from = proc.output().length;
-      const client = await loginTo(`xmpp://127.0.0.1:${c2s}`, { user, password: `${user}-pw`, resource });
-      if ((await workerOfLogin(user, from)) === worker) {
-        clients.push(client);
-        // Until the other worker lists the session, it would not notify it.
-        const deadline = Date.now() + 3000;
-        let seen = 0;
-        while (seen < 4) {
-          if (((await api('connected_users', {})) as string[]).includes(`${user}@localhost/${resource}`)) seen++;
-          else if (Date.now() > deadline) throw new Error(`${user}/${resource} is not listed by every worker`);
-          else await sleep(20);
-        }
-        return client;
-      }
-      await client.stop();
+    const client = await logins.client(worker, user, resource);
+    const deadline = Date.now() + 3000;
+    let seen = 0;
+    while (seen < 4) {
+      if (((await api('connected_users', {})) as string[]).includes(`${user}@localhost/${resource}`)) seen++;
+      else if (Date.now() > deadline) throw new Error(`${user}/${resource} is not listed by every worker`);
+      else await sleep(20);
     }
-    throw new Error(`no connection of ${user} landed on worker ${worker}`);
+    return client;
   };
 
   before(async () => {

@@ -8,8 +8,8 @@
 import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
-import { RawXmppPeer } from '../support/raw-xmpp.js';
-import { TLS_FIXTURE, expectSilence, loginTo, next, stopAll, xml, type Client } from '../support/xmpp.js';
+import { WorkerLogins } from '../support/worker-logins.js';
+import { TLS_FIXTURE, expectSilence, next, stopAll, xml, type Client } from '../support/xmpp.js';
 import { NS_PUBSUB, NS_PUSH, pause } from './helpers.js';
 
 const NS_STANZAS = 'urn:ietf:params:xml:ns:xmpp-stanzas';
@@ -30,45 +30,11 @@ describe('push notifications with several workers (workers: 2, SQLite)', functio
   this.timeout(120_000);
   let proc: ServerProcess;
   let c2s: number;
-  const clients: Client[] = [];
-  const peers: RawXmppPeer[] = [];
+  const logins = new WorkerLogins(() => proc, () => c2s);
+  const { clients, peers } = logins;
 
-  const workerOfLogin = async (user: string, from: number): Promise<number> => {
-    const deadline = Date.now() + 3000;
-    for (;;) {
-      const lines = proc.output().slice(from).split('\n').filter((l) => l.includes('"authenticated"') && l.includes(`"user":"${user}@localhost"`));
-      const last = lines[lines.length - 1];
-      if (last) return (JSON.parse(last) as { worker: number }).worker;
-      if (Date.now() > deadline) throw new Error(`no login of ${user} in the log`);
-      await pause(20);
-    }
-  };
-  const connectOn = async (worker: number, user: string, resource: string): Promise<Client> => {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const from = proc.output().length;
-      const client = await loginTo(`xmpp://127.0.0.1:${c2s}`, { user, password: `${user}-pw`, resource });
-      if ((await workerOfLogin(user, from)) === worker) {
-        clients.push(client);
-        return client;
-      }
-      await client.stop();
-    }
-    throw new Error(`no connection of ${user} landed on worker ${worker}`);
-  };
-  const rawOn = async (worker: number, user: string, resource: string): Promise<RawXmppPeer> => {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const from = proc.output().length;
-      const peer = await RawXmppPeer.connect(c2s);
-      await peer.authenticate(user, `${user}-pw`);
-      if ((await workerOfLogin(user, from)) === worker) {
-        await peer.bind(resource);
-        peers.push(peer);
-        return peer;
-      }
-      peer.destroy();
-    }
-    throw new Error(`no connection of ${user} landed on worker ${worker}`);
-  };
+  const connectOn = (worker: number, user: string, resource: string) => logins.client(worker, user, resource);
+  const rawOn = (worker: number, user: string, resource: string) => logins.raw(worker, user, resource);
   const isPublish = (node: string) => (s: any) => s.is('iq') && s.getChild('pubsub', NS_PUBSUB)?.getChild('publish')?.attrs.node === node;
 
   before(async () => {

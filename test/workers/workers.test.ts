@@ -15,7 +15,8 @@ import { request as httpRequest } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'yaml';
 import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
-import { TLS_FIXTURE, expectChatBothWays, expectPingAcross, loginTo, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
+import { WorkerLogins } from '../support/worker-logins.js';
+import { TLS_FIXTURE, expectChatBothWays, expectPingAcross, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
 import { servicectl } from '../support/cli.js';
 
@@ -55,48 +56,17 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
   this.timeout(120_000);
   let proc: ServerProcess;
   let c2s: number;
-  const clients: Client[] = [];
+  const logins = new WorkerLogins(() => proc, () => c2s);
+  const clients = logins.clients;
   const api = (command: string, args: Record<string, unknown> = {}, headers: Record<string, string> = {}) => call(proc.port, command, args, headers);
 
-  /** The worker of the last login of `user` the log shows since `from` (an offset in the output). */
-  const workerOfLogin = async (user: string, from: number): Promise<number> => {
-    const deadline = Date.now() + 3000;
-    for (;;) {
-      const lines = proc.output().slice(from).split('\n').filter((l) => l.includes('"authenticated"') && l.includes(`"user":"${user}@localhost"`));
-      const last = lines[lines.length - 1];
-      if (last) return (JSON.parse(last) as { worker: number }).worker;
-      if (Date.now() > deadline) throw new Error(`no login of ${user} in the log`);
-      await sleep(20);
-    }
-  };
-  /** Logs `user` in until a connection lands on `worker` (the primary hands connections out in turn). */
+  /** Logs `user` in on `worker`, and waits until both workers list the session. */
   const connectOn = async (worker: number, user: string, resource?: string): Promise<Client> => {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const from = proc.output().length;
-      const client = await loginTo(`xmpp://127.0.0.1:${c2s}`, { user, password: `${user}-pw`, ...(resource ? { resource } : {}) });
-      if ((await workerOfLogin(user, from)) === worker) {
-        clients.push(client);
-        await seenEverywhere(String((client as any).jid));
-        return client;
-      }
-      await client.stop();
-    }
-    throw new Error(`no connection of ${user} landed on worker ${worker}`);
+    const client = await logins.client(worker, user, resource);
+    await seenEverywhere(String((client as any).jid));
+    return client;
   };
-  /** A raw client on `worker`, bound to `resource`. */
-  const rawOn = async (worker: number, user: string, resource: string): Promise<RawXmppPeer> => {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const from = proc.output().length;
-      const peer = await RawXmppPeer.connect(c2s);
-      await peer.authenticate(user, `${user}-pw`);
-      if ((await workerOfLogin(user, from)) === worker) {
-        await peer.bind(resource);
-        return peer;
-      }
-      peer.destroy();
-    }
-    throw new Error(`no connection of ${user} landed on worker ${worker}`);
-  };
+  const rawOn = (worker: number, user: string, resource: string) => logins.raw(worker, user, resource);
   /** Waits until both workers list the session (they learn of each other's within milliseconds). */
   const seenEverywhere = async (full: string, present = true) => {
     const deadline = Date.now() + 3000;
@@ -307,7 +277,7 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
       const from = proc.output().length;
       const candidate = await RawXmppPeer.connect(c2s);
       await candidate.authenticate('erin', 'erin-pw');
-      if ((await workerOfLogin('erin', from)) === 2) resumed = candidate;
+      if ((await logins.workerOf('erin', from)) === 2) resumed = candidate;
       else candidate.destroy();
     }
     expect(resumed, 'a connection on worker 2').to.not.equal(undefined);

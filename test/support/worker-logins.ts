@@ -1,0 +1,69 @@
+/**
+ * Connections placed on one worker of a server process with `workers:`. The primary hands connections out
+ * in turn, so a test logs in until the server's log says the login landed on the worker it wants (each
+ * worker logs `authenticated` with its number). Shared by the tests that need a session on each worker.
+ */
+import { RawXmppPeer } from './raw-xmpp.js';
+import type { ServerProcess } from './process.js';
+import { loginTo, type Client } from './xmpp.js';
+
+const ATTEMPTS = 8;
+
+export class WorkerLogins {
+  /** Every client placed, for the test's after() to stop. */
+  readonly clients: Client[] = [];
+  /** Every raw peer placed, for the test's after() to destroy. */
+  readonly peers: RawXmppPeer[] = [];
+
+  /** `proc` and `c2sPort` are read at each call: tests assign them in before(). */
+  constructor(
+    private readonly proc: () => ServerProcess,
+    private readonly c2sPort: () => number,
+  ) {}
+
+  /** The worker of the last login of `user` the log shows since `from` (an offset in the output). */
+  async workerOf(user: string, from: number): Promise<number> {
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      const lines = this.proc()
+        .output()
+        .slice(from)
+        .split('\n')
+        .filter((l) => l.includes('"authenticated"') && l.includes(`"user":"${user}@localhost"`));
+      const last = lines[lines.length - 1];
+      if (last) return (JSON.parse(last) as { worker: number }).worker;
+      if (Date.now() > deadline) throw new Error(`no login of ${user} in the log`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Logs `user` (password `<user>-pw`) in until a connection lands on `worker`. */
+  async client(worker: number, user: string, resource?: string): Promise<Client> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const from = this.proc().output().length;
+      const client = await loginTo(`xmpp://127.0.0.1:${this.c2sPort()}`, { user, password: `${user}-pw`, ...(resource ? { resource } : {}) });
+      if ((await this.workerOf(user, from)) === worker) {
+        this.clients.push(client);
+        return client;
+      }
+      await client.stop();
+    }
+    throw new Error(`no connection of ${user} landed on worker ${worker}`);
+  }
+
+  /** A raw client on `worker`, bound to `resource`. */
+  async raw(worker: number, user: string, resource: string): Promise<RawXmppPeer> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const from = this.proc().output().length;
+      const peer = await RawXmppPeer.connect(this.c2sPort());
+      await peer.authenticate(user, `${user}-pw`);
+      if ((await this.workerOf(user, from)) === worker) {
+        await peer.bind(resource);
+        this.peers.push(peer);
+        return peer;
+      }
+      peer.destroy();
+    }
+    throw new Error(`no connection of ${user} landed on worker ${worker}`);
+  }
+}
