@@ -15,7 +15,7 @@ import type { CsrfTokens } from './csrf.js';
 import { OAuthError } from './oauth-error.js';
 import { authorizationPage, errorPage, redirectHeaders } from './pages.js';
 import { formParams, queryParams, ttlParam, type Params } from './params.js';
-import type { ResourceOwnerLogin } from './resource-owner.js';
+import { refusedLoginStatus, type ResourceOwnerLogin } from './resource-owner.js';
 
 /** What the form carries from the GET to the POST. */
 const REQUEST_FIELDS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'ttl'] as const;
@@ -97,7 +97,7 @@ export class ImplicitFlow {
     if (!outcome.ok) {
       if (outcome.reason === 'denied') return fail('access_denied', outcome.message);
       if (outcome.retryAfter !== undefined) ctx.set('Retry-After', String(outcome.retryAfter));
-      return show(outcome.reason === 'blocked' ? 429 : outcome.reason === 'banned' ? 403 : 400, outcome.message, params.get('username'));
+      return show(refusedLoginStatus(outcome.reason), outcome.message, params.get('username'));
     }
     const issued = await oauth.tokens.issue({ account: outcome.account, scopes, ttl, clientId: params.get('client_id') });
     this.logger.info({ tokenId: issued.id, client: params.get('client_id'), user: outcome.account.user, host: outcome.account.host }, 'OAuth token granted on the authorization form');

@@ -15,6 +15,11 @@ export type LoginOutcome =
   | { readonly ok: true; readonly account: Account }
   | { readonly ok: false; readonly reason: 'malformed' | 'wrong' | 'blocked' | 'banned' | 'denied'; readonly message: string; readonly retryAfter?: number };
 
+/** The HTTP status of a refused login on the forms: 429 for the kernel's limits, 403 for a ban, else 400. */
+export function refusedLoginStatus(reason: Exclude<LoginOutcome, { ok: true }>['reason']): 400 | 403 | 429 {
+  return reason === 'blocked' ? 429 : reason === 'banned' ? 403 : 400;
+}
+
 export class ResourceOwnerLogin {
   constructor(
     private readonly accounts: AccountService,

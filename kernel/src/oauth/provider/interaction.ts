@@ -15,7 +15,7 @@ import type { OAuthService } from '../service.js';
 import type { CsrfTokens } from '../endpoints/csrf.js';
 import { authorizationPage, errorPage, redirectHeaders } from '../endpoints/pages.js';
 import { formParams } from '../endpoints/params.js';
-import type { ResourceOwnerLogin } from '../endpoints/resource-owner.js';
+import { refusedLoginStatus, type ResourceOwnerLogin } from '../endpoints/resource-owner.js';
 import { OAuthError } from '../endpoints/oauth-error.js';
 
 export class Interactions {
@@ -94,7 +94,7 @@ export class Interactions {
       if (!outcome.ok) {
         if (outcome.reason === 'denied') return finish({ error: 'access_denied', error_description: outcome.message });
         if (outcome.retryAfter !== undefined) ctx.set('Retry-After', String(outcome.retryAfter));
-        return show(outcome.reason === 'blocked' ? 429 : outcome.reason === 'banned' ? 403 : 400, outcome.message, params.get('username'));
+        return show(refusedLoginStatus(outcome.reason), outcome.message, params.get('username'));
       }
       accountId = `${outcome.account.user}@${outcome.account.host}`;
     }
