@@ -16,7 +16,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'yaml';
 import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
 import { WorkerLogins } from '../support/worker-logins.js';
-import { TLS_FIXTURE, expectChatBothWays, expectPingAcross, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
+import { TLS_FIXTURE, collect, expectChatBothWays, expectPingAcross, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
 import { servicectl } from '../support/cli.js';
 
@@ -152,6 +152,33 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
     const away = next(alice, (s) => s.is('presence') && s.attrs.from === String((bob as any).jid) && s.getChildText('show') === 'away');
     await bob.send(xml('presence', {}, xml('show', {}, 'away')));
     await away;
+  });
+
+  it('stops presence to a contact at once when the subscription ends on the other worker (the roster rows each worker keeps)', async () => {
+    for (const user of ['ivan', 'judy']) expect((await api('register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
+    const ivan = await connectOn(1, 'ivan');
+    const judy = await connectOn(2, 'judy');
+    await judy.send(xml('presence'));
+    // Ivan's broadcast reads his roster rows on worker 1, which keeps them.
+    await ivan.send(xml('presence'));
+    await subscribe(judy, 'judy@localhost', ivan, 'ivan@localhost');
+    const ivanJid = String((ivan as any).jid);
+    const away = next(judy, (s) => s.is('presence') && s.attrs.from === ivanJid && s.getChildText('show') === 'away');
+    await ivan.send(xml('presence', {}, xml('show', {}, 'away')));
+    await away;
+    // Judy, on worker 2, unsubscribes: Ivan's row changes there, worker 1 must drop what it kept, and Ivan's
+    // client, which asked for the roster on worker 1, gets the push made on worker 2.
+    const pushed = next(ivan, (s) => s.is('iq') && s.attrs.type === 'set' && s.getChild('query', 'jabber:iq:roster')?.getChild('item')?.attrs.subscription === 'none');
+    await judy.send(xml('presence', { to: 'ivan@localhost', type: 'unsubscribe' }));
+    await pushed;
+    const seen = collect(judy);
+    const marker = next(judy, (s) => s.is('message') && s.getChildText('body') === 'after dnd');
+    await ivan.send(xml('presence', {}, xml('show', {}, 'dnd')));
+    await ivan.send(xml('message', { to: 'judy@localhost', type: 'chat' }, xml('body', {}, 'after dnd')));
+    await marker;
+    // Both went from worker 1 to worker 2 over one socket, in order: the message came, the presence did not.
+    expect(seen.filter((s) => s.is('presence') && s.getChildText('show') === 'dnd').map(String)).to.deep.equal([]);
+    await stopAll(ivan, judy);
   });
 
   it('keeps group chat rooms in worker 1: occupants on both workers chat, and the MUC commands answer alike from any worker', async () => {

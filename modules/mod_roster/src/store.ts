@@ -2,8 +2,14 @@
  * Roster rows in SQL (see migrations.ts). Every method that takes an executor runs on it, so that a change
  * and its version bump commit together in one transaction; SQLite has a single connection, so nothing in
  * a transaction may use the pool directly.
+ *
+ * Presence reads an account's subscriptions at every login (the initial broadcast, the probes, the requests
+ * still waiting) and again at logout: `itemRows` keeps the account's rows in memory for that, one query per
+ * account instead of four per login. Every write here drops the entry at once and again after its
+ * transaction commits (a read between the two could see the old rows), and tells the other workers and
+ * nodes through the shared caches, as the blocklists do.
  */
-import { insertRows, retryingTransaction, type Knex } from '@service/plugin-api';
+import { insertRows, retryingTransaction, type CachesApi, type Knex } from '@service/plugin-api';
 import type { Jid } from '@service/plugin-api';
 import { GROUPS_TABLE, ITEMS_TABLE, VERSIONS_TABLE } from './migrations.js';
 import { flagsOf, subscriptionOf, type Flags } from './state.js';
@@ -65,16 +71,80 @@ function toItem(row: ItemRow, groups: readonly string[]): StoredItem {
 
 const ITEM_COLUMNS = ['jid', 'nick', 'subscription', 'pending_out', 'pending_in', 'approved', 'in_roster', 'request'];
 
+/** Accounts whose rows are kept; past it the cache starts over (cheap, and bounded). */
+const CACHE_LIMIT = 10_000;
+
+/** The rosters' name among the shared caches: a subscription changed on one node holds on every node. */
+export const ROSTER_CACHE = 'rosters';
+
 export class RosterStore {
-  constructor(private readonly db: Knex) {}
+  /** Account (bare JID) → its rows, without groups. */
+  readonly #rows = new Map<string, Promise<readonly StoredItem[]>>();
+  /** The accounts each open transaction wrote, dropped again once it commits. */
+  readonly #written = new WeakMap<Executor, Set<string>>();
+  /** Leaves the shared caches (when the module stops). */
+  readonly leave: () => void;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly caches: CachesApi,
+  ) {
+    this.leave = caches.register(ROSTER_CACHE, (bare) => (bare === undefined ? this.#rows.clear() : this.#rows.delete(bare)));
+  }
 
   /**
    * Runs `work` in a transaction, again when the database rolls it back to break a deadlock: concurrent roster
    * sets of different accounts deadlock now and then on MariaDB (deleting an item's groups locks the gap
    * another transaction inserts its groups into). Every caller acts (pushes, presence) after the commit.
    */
-  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return retryingTransaction(this.db, work);
+  async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const written = new Set<string>();
+    try {
+      return await retryingTransaction(this.db, (trx) => {
+        this.#written.set(trx, written);
+        return work(trx);
+      });
+    } finally {
+      await this.#dropAll(written);
+    }
+  }
+
+  /** The account's rows (requests from contacts not in the roster included), from memory when kept. */
+  itemRows(owner: Jid): Promise<readonly StoredItem[]> {
+    let rows = this.#rows.get(owner.bare);
+    if (!rows) {
+      if (this.#rows.size >= CACHE_LIMIT) this.#rows.clear();
+      rows = this.#loadRows(owner);
+      this.#rows.set(owner.bare, rows);
+      // A failed read is not remembered.
+      rows.catch(() => this.#rows.delete(owner.bare));
+    }
+    return rows;
+  }
+
+  async #loadRows(owner: Jid): Promise<readonly StoredItem[]> {
+    const rows = (await this.db(ITEMS_TABLE).select(ITEM_COLUMNS).where(keyOf(owner))) as ItemRow[];
+    return rows.map((row) => toItem(row, []));
+  }
+
+  /** A write to the owner's rows through `exec`: drop them now, and after the commit when `exec` is a transaction. */
+  #wrote(exec: Executor, owner: Jid): Promise<void> {
+    const written = this.#written.get(exec);
+    if (written) {
+      written.add(owner.bare);
+      this.#rows.delete(owner.bare);
+      return Promise.resolve();
+    }
+    return this.#dropAll([owner.bare]);
+  }
+
+  async #dropAll(accounts: Iterable<string>): Promise<void> {
+    const changed: Array<Promise<void>> = [];
+    for (const bare of accounts) {
+      this.#rows.delete(bare);
+      changed.push(this.caches.changed(ROSTER_CACHE, bare));
+    }
+    await Promise.all(changed);
   }
 
   async item(owner: Jid, contact: string, exec: Executor = this.db): Promise<StoredItem | undefined> {
@@ -103,10 +173,9 @@ export class RosterStore {
       .sort((a, b) => (a.contact < b.contact ? -1 : a.contact > b.contact ? 1 : 0));
   }
 
-  /** Items with a stored inbound request, to re-send at login. */
+  /** Items with a stored inbound request, to re-send at login (without their groups). */
   async pendingRequests(owner: Jid): Promise<StoredItem[]> {
-    const rows = (await this.db(ITEMS_TABLE).select(ITEM_COLUMNS).where({ ...keyOf(owner), pending_in: true })) as ItemRow[];
-    return rows.map((row) => toItem(row, []));
+    return (await this.itemRows(owner)).filter((item) => item.flags.pendingIn);
   }
 
   async count(owner: Jid, exec: Executor = this.db): Promise<number> {
@@ -116,8 +185,8 @@ export class RosterStore {
 
   /** Contacts with the given subscriptions, e.g. ['from', 'both'] for the owner's subscribers. */
   async contactsWith(owner: Jid, subscriptions: readonly Subscription[]): Promise<string[]> {
-    const rows = (await this.db(ITEMS_TABLE).select('jid').where(keyOf(owner)).whereIn('subscription', [...subscriptions])) as Array<{ jid: string }>;
-    return rows.map((r) => r.jid);
+    const items = await this.itemRows(owner);
+    return items.filter((item) => subscriptions.includes(subscriptionOf(item.flags))).map((item) => item.contact);
   }
 
   /**
@@ -159,6 +228,7 @@ export class RosterStore {
       })
       .onConflict(['host', 'username', 'jid'])
       .merge();
+    await this.#wrote(exec, owner);
     const sameGroups = previous !== undefined && previous.groups.length === item.groups.length && previous.groups.every((g, i) => g === item.groups[i]);
     if (sameGroups) return;
     await exec(GROUPS_TABLE).where(key).delete();
@@ -170,6 +240,7 @@ export class RosterStore {
     const key = { ...keyOf(owner), jid: contact };
     await exec(GROUPS_TABLE).where(key).delete();
     await exec(ITEMS_TABLE).where(key).delete();
+    await this.#wrote(exec, owner);
   }
 
   /** The current roster version: '0' for a roster that never changed (which is then empty). */
@@ -197,6 +268,7 @@ export class RosterStore {
       await trx(GROUPS_TABLE).where(keyOf(owner)).delete();
       await trx(ITEMS_TABLE).where(keyOf(owner)).delete();
       await trx(VERSIONS_TABLE).where(keyOf(owner)).delete();
+      await this.#wrote(trx, owner);
     });
   }
 }

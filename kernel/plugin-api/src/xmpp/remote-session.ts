@@ -69,6 +69,7 @@ export class RemoteSession implements C2SSession {
   priority: number;
   available: boolean;
   closed = false;
+  readonly remote = true;
   readonly account: Jid;
   readonly resource: string;
   readonly show: string;

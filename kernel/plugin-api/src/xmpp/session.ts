@@ -53,6 +53,11 @@ export interface C2SSession {
   readonly outlet: StanzaOutlet | undefined;
   /** The cluster node that carries the session, when it is not this node (a session a source reports). */
   readonly node?: string;
+  /**
+   * True when another process carries the session (another worker of this machine, or a cluster node): its
+   * per-module state lives there, and what is delivered to it runs user_receive there.
+   */
+  readonly remote?: boolean;
   /** Replaces the stream (resumption) or removes it (connection lost, session kept): stanzas then wait. */
   setOutlet(outlet: StanzaOutlet | undefined): void;
   /**
