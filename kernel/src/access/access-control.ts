@@ -7,6 +7,7 @@ import { OptionIssues, didYouMean, type OptionIssue } from '../config/option-spe
 import type { Caller } from '@service/plugin-api';
 import type { AclDefinitions, AclEnvironment, AclSubject } from './acl.js';
 import { aclReferences, conditionMatches, matchAccessRule, type AccessAction, type AccessRule, type AccessRuleDefinitions } from './access-rules.js';
+import { matchShaperRule, type ShaperDefinition, type ShaperDefinitions, type ShaperRuleDefinitions, type ShaperRuleValue } from './shaper-rules.js';
 import { defaultApiPermissions, whatIncludes, withConsoleGroup, type ApiPermissionGroup, type WhoClause, type WhoRule } from './api-permissions.js';
 
 export interface AccessSettings {
@@ -15,7 +16,14 @@ export interface AccessSettings {
   readonly accessRules: AccessRuleDefinitions;
   /** Undefined when the configuration has no api_permissions: ejabberd's default applies. */
   readonly apiPermissions?: readonly ApiPermissionGroup[];
+  /** ejabberd's `shaper` section: named shapers. */
+  readonly shapers?: ShaperDefinitions;
+  /** ejabberd's `shaper_rules` section. */
+  readonly shaperRules?: ShaperRuleDefinitions;
 }
+
+/** The rule ejabberd reads for the number of sessions an account may have at once. */
+export const MAX_USER_SESSIONS_RULE = 'max_user_sessions';
 
 export type SharedGroupLookup = (user: string, server: string, group: string, groupHost: string) => boolean;
 
@@ -30,6 +38,8 @@ export class AccessControl {
   readonly #acl: AclDefinitions;
   readonly #rules: AccessRuleDefinitions;
   readonly #groups: readonly ApiPermissionGroup[];
+  readonly #shapers: ShaperDefinitions;
+  readonly #shaperRules: ShaperRuleDefinitions;
   readonly #env: AclEnvironment;
   #sharedGroups: SharedGroupLookup = () => false;
   /**
@@ -46,6 +56,8 @@ export class AccessControl {
     this.#acl = settings.acl;
     this.#rules = settings.accessRules;
     this.#groups = withConsoleGroup(settings.apiPermissions ?? defaultApiPermissions());
+    this.#shapers = settings.shapers ?? new Map();
+    this.#shaperRules = settings.shaperRules ?? new Map();
     this.#env = {
       isLocalHost: (host) => this.#hosts.has(host),
       isInSharedGroup: (user, server, group, groupHost) => {
@@ -82,6 +94,40 @@ export class AccessControl {
 
   hasRule(name: string): boolean {
     return name === 'all' || name === 'none' || this.#rules.has(name);
+  }
+
+  /** A shaper_rules rule's value for a subject; undefined when the rule is not defined or no entry matches. */
+  shaperRuleValue(rule: string, subject: AclSubject): ShaperRuleValue | undefined {
+    const compiled = this.#shaperRules.get(rule);
+    return compiled ? matchShaperRule(compiled, subject, this.#env) : undefined;
+  }
+
+  /**
+   * The shaper a listener's `shaper` option gives a subject: the option names a shaper rule (evaluated for
+   * the subject) or a shaper; `none`, an unmatched rule or a rule answering `none` give no shaper. A number
+   * in a rule is a rate in bytes per second.
+   */
+  shaperFor(option: string, subject: AclSubject): ShaperDefinition | undefined {
+    if (option === 'none') return undefined;
+    const value = this.#shaperRules.has(option) ? this.shaperRuleValue(option, subject) : option;
+    if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? { rate: value, burst: value } : undefined;
+    return value === undefined || value === 'none' ? undefined : this.#shapers.get(value);
+  }
+
+  /** Whether a listener's `shaper` option names something that exists (`none`, a shaper rule or a shaper). */
+  hasShaperOrRule(name: string): boolean {
+    return name === 'none' || this.#shaperRules.has(name) || this.#shapers.has(name);
+  }
+
+  /** The names a listener's `shaper` option may use, for did-you-means. */
+  shaperNames(): string[] {
+    return ['none', ...this.#shaperRules.keys(), ...this.#shapers.keys()];
+  }
+
+  /** ejabberd's max_user_sessions rule for an account: how many sessions it may have at once (default infinity). */
+  maxUserSessions(subject: AclSubject): number {
+    const value = this.shaperRuleValue(MAX_USER_SESSIONS_RULE, subject);
+    return typeof value === 'number' ? value : Infinity;
   }
 
   /** Decides whether `caller` may run a command with this name and tags. */
@@ -155,6 +201,22 @@ export class AccessControl {
       if (!aclNames.includes(ref.acl)) issues.push({ path: ref.path, message: `ACL '${ref.acl}' is not defined in acl${didYouMean(ref.acl, aclNames)}` });
     };
     for (const rule of this.#rules.values()) for (const ref of aclReferences(rule)) checkAcl(ref);
+    const shaperNames = ['none', ...this.#shapers.keys()];
+    for (const [name, rule] of this.#shaperRules) {
+      for (const entry of rule.entries) {
+        for (const c of entry.conditions) if ('acl' in c) checkAcl(c);
+        if (typeof entry.value !== 'string') continue;
+        if (name === MAX_USER_SESSIONS_RULE) {
+          issues.push({ path: entry.path, message: `max_user_sessions takes a number of sessions or infinity, got '${entry.value}'`, atKey: entry.atKey });
+        } else if (!shaperNames.includes(entry.value)) {
+          issues.push({
+            path: entry.path,
+            message: `unknown shaper '${entry.value}'${didYouMean(entry.value, shaperNames)}; defined in shaper: ${[...this.#shapers.keys()].join(', ') || 'none'}`,
+            atKey: entry.atKey,
+          });
+        }
+      }
+    }
     if (checkGroups) {
       const visit = (clause: WhoClause) => {
         if (clause.kind === 'oauth') clause.rules.forEach(visit);

@@ -10,7 +10,7 @@ const SECRETS = new Set(['sql_password']);
 /** Module options that hold secrets, by name (mod_cluster's cookie, a password, a token…), at any depth. */
 const SECRET_OPTION = /password|secret|cookie|token/i;
 /** Sections kept as the operator wrote them: their compiled form is not YAML. */
-const AS_WRITTEN = new Set(['acl', 'access_rules', 'api_permissions']);
+const AS_WRITTEN = new Set(['acl', 'access_rules', 'api_permissions', 'shaper', 'shaper_rules']);
 
 function plain(value: unknown, maskSecrets = false): unknown {
   if (value === Infinity) return 'infinity';

@@ -28,6 +28,27 @@ const REQUEST_TIMEOUT = {
   doc: 'Seconds a client has to send a whole request, headers and body; then the connection is closed with 408.',
 } as const;
 
+/** ejabberd's listener option: a shaper rule (evaluated for each client) or a shaper's name. */
+const SHAPER = {
+  type: 'string',
+  default: 'none',
+  nonEmpty: true,
+  doc:
+    "Traffic shaper for what clients send: a rule of shaper_rules (ejabberd's c2s_shaper) or a shaper's name, or none. Before authentication it is chosen by the client's address; " +
+    'once a resource is bound, again by its account and address (so `none: admin` leaves admins unshaped). A client over its rate is read more slowly, never disconnected.',
+} as const;
+
+/** New connections one address may open per minute on one listener (not an ejabberd option). */
+const MAX_CONNECTION_RATE = {
+  type: 'integer',
+  min: 1,
+  infinity: true,
+  default: Infinity,
+  doc:
+    'New connections one address may open on this listener per minute (a burst of that many, then one every 60/N seconds); a connection beyond it is refused with the policy-violation stream error ' +
+    '(429 for a WebSocket upgrade). Counted by each worker process. Default: infinity.',
+} as const;
+
 const HTTP = {
   ...LISTENER_COMMON,
   request_handlers: {
@@ -41,6 +62,8 @@ const HTTP = {
   max_body_size: { type: 'integer', min: 1, default: 1048576, doc: 'Largest accepted request body, in bytes (413 beyond).' },
   request_timeout: REQUEST_TIMEOUT,
   custom_headers: { type: 'map', values: { type: 'string', doc: '' }, default: {}, doc: 'Headers added to every response.' },
+  shaper: { ...SHAPER, doc: `For XMPP over WebSocket on this listener (service_http_ws). ${SHAPER.doc}` },
+  max_connection_rate: { ...MAX_CONNECTION_RATE, doc: `For XMPP over WebSocket upgrades on this listener. ${MAX_CONNECTION_RATE.doc}` },
 } as const satisfies OptionsSchema;
 
 const C2S = {
@@ -56,6 +79,8 @@ const C2S = {
     default: 30,
     doc: 'Seconds a new connection has to open its stream, authenticate and bind a resource before it is closed (connection-timeout).',
   },
+  shaper: SHAPER,
+  max_connection_rate: MAX_CONNECTION_RATE,
 } as const satisfies OptionsSchema;
 
 export const LISTENER_SCHEMAS = { service_http: HTTP, service_c2s: C2S } as const;

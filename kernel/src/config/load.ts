@@ -5,11 +5,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import { AccessControl } from '../access/access-control.js';
 import type { AclDefinitions } from '../access/acl.js';
 import type { AccessRuleDefinitions } from '../access/access-rules.js';
 import type { ApiPermissionGroup } from '../access/api-permissions.js';
+import type { ShaperDefinitions, ShaperRuleDefinitions } from '../access/shaper-rules.js';
 import type { ListenerKindDecl, ModuleDefinition } from '@service/plugin-api';
 import type { SqlSettings } from '../storage/database.js';
 import { ConfigError, type LocatedIssue } from './errors.js';
@@ -36,7 +37,7 @@ export interface ConfigContext {
 }
 
 export type Config = Readonly<
-  Omit<TopLevelOptions, 'acl' | 'access_rules' | 'api_permissions' | 'listen' | 'modules'> & {
+  Omit<TopLevelOptions, 'acl' | 'access_rules' | 'api_permissions' | 'listen' | 'modules' | 'shaper' | 'shaper_rules'> & {
     /** Absolute path of the file this was read from. */
     file: string;
     /** data_dir resolved against the file's directory. */
@@ -98,7 +99,7 @@ export async function parseConfig(text: string, file: string, context: ConfigCon
   const issues: OptionIssue[] = [];
   let top: TopLevelOptions | undefined;
   try {
-    top = validateOptions(TOP_LEVEL_SCHEMA, raw, []) as TopLevelOptions;
+    top = validateOptions(TOP_LEVEL_SCHEMA, withOrderedShaperRules(doc, raw as Record<string, unknown>), []) as TopLevelOptions;
   } catch (err) {
     if (!(err instanceof OptionIssues)) throw err;
     issues.push(...err.issues);
@@ -137,6 +138,8 @@ export async function parseConfig(text: string, file: string, context: ConfigCon
       acl: (top.acl as AclDefinitions | undefined) ?? new Map(),
       accessRules: (top.access_rules as AccessRuleDefinitions | undefined) ?? new Map(),
       apiPermissions: top.api_permissions as ApiPermissionGroup[] | undefined,
+      shapers: top.shaper as ShaperDefinitions | undefined,
+      shaperRules: top.shaper_rules as ShaperRuleDefinitions | undefined,
     });
   } catch (err) {
     if (err instanceof OptionIssues) issues.push(...err.issues);
@@ -148,9 +151,10 @@ export async function parseConfig(text: string, file: string, context: ConfigCon
       issues.push({ path: [option], message: `access rule '${rule}' is not defined in access_rules` });
     }
   }
+  if (access) checkListenerShapers(top, access, issues);
   if (issues.length || !access) throw new ConfigError(file, locate(issues));
 
-  const { acl: _acl, access_rules: _rules, api_permissions: _perms, listen: _listen, modules: _mods, ...rest } = top;
+  const { acl: _acl, access_rules: _rules, api_permissions: _perms, listen: _listen, modules: _mods, shaper: _shaper, shaper_rules: _shaperRules, ...rest } = top;
   return {
     ...rest,
     file,
@@ -303,6 +307,36 @@ function checkListeners(top: TopLevelOptions, context: ConfigContext, modules: {
         });
       }
     }
+  });
+}
+
+/**
+ * shaper_rules with each rule's map as an ordered Map: the first matching entry wins, and a JavaScript object
+ * would put number keys first in ascending order (`{5000: admin, 100: all}` would read as 100 for everyone).
+ */
+function withOrderedShaperRules(doc: Document, raw: Record<string, unknown>): Record<string, unknown> {
+  const section = doc.get('shaper_rules', true);
+  if (!isMap(section) || !isPlainObject(raw.shaper_rules)) return raw;
+  const rules: Record<string, unknown> = { ...raw.shaper_rules };
+  for (const pair of section.items) {
+    if (!isScalar(pair.key) || !isMap(pair.value)) continue;
+    const entries = pair.value.items.map((entry): [string, unknown] => [
+      String(isScalar(entry.key) ? entry.key.value : entry.key),
+      isNode(entry.value) ? entry.value.toJS(doc, { maxAliasCount: 100 }) : entry.value,
+    ]);
+    rules[String(pair.key.value)] = new Map(entries);
+  }
+  return { ...raw, shaper_rules: rules };
+}
+
+/** A listener's `shaper` names a shaper rule, a shaper or none. */
+function checkListenerShapers(top: TopLevelOptions, access: AccessControl, issues: OptionIssue[]): void {
+  top.listen.forEach((listener, i) => {
+    if (!isKernelListener(listener)) return;
+    const shaper = listener.shaper;
+    if (access.hasShaperOrRule(shaper)) return;
+    const names = access.shaperNames();
+    issues.push({ path: ['listen', i, 'shaper'], message: `unknown shaper or shaper rule '${shaper}'${didYouMean(shaper, names)}; expected one of ${names.join(', ')}` });
   });
 }
 

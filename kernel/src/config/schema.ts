@@ -5,6 +5,7 @@
 import { parseAclSection } from '../access/acl.js';
 import { parseAccessRulesSection } from '../access/access-rules.js';
 import { parseApiPermissionsSection } from '../access/api-permissions.js';
+import { parseShaperRulesSection, parseShaperSection } from '../access/shaper-rules.js';
 import { LOG_LEVELS } from '../log/logger.js';
 import { listenerSpec } from './listeners.js';
 import { parseWorkers } from '../workers/count.js';
@@ -92,6 +93,20 @@ export const TOP_LEVEL_SCHEMA = {
     expected: 'a map of group names to {from, who, what}',
     parse: parseApiPermissionsSection,
     doc: 'Who may run which commands from which frontend. Without it, the admin ACL may run every command but start and stop.',
+  },
+  shaper: {
+    type: 'custom',
+    expected: 'a map of shaper names to rates, like normal: 1000 or fast: {rate: 50000, burst_size: 100000}',
+    parse: parseShaperSection,
+    doc: "Named traffic shapers (ejabberd's): bytes per second a connection may send, as a number (the burst is one second's worth) or {rate, burst_size}. Listeners use them through shaper_rules or by name.",
+  },
+  shaper_rules: {
+    type: 'custom',
+    expected: 'a map of rule names to values, like max_user_sessions: 10 or c2s_shaper: {none: admin, normal: all}',
+    parse: parseShaperRulesSection,
+    doc:
+      "Rules that choose a value by ACL, like access rules (the first matching entry wins): a shaper name or none (c2s_shaper, named by a listener's shaper option), or a number. " +
+      'max_user_sessions is the number of sessions an account may have at once (default infinity); a resource bound beyond it is refused with the policy-violation stream error.',
   },
   modules: {
     type: 'map',

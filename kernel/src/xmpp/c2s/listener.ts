@@ -1,17 +1,20 @@
 /**
  * The `service_c2s` listener: TCP with STARTTLS (required by default), or TLS from the first byte when
  * the listener says `tls: true`. Each connection becomes a client stream; on shutdown every stream gets a
- * <system-shutdown/> stream error.
+ * <system-shutdown/> stream error. The listener's `shaper` shapes what each client sends (shaper.ts, chosen
+ * in stream.ts), and `max_connection_rate` refuses an address that opens connections too fast.
  */
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import type { C2sListenerConfig } from '../../config/listeners.js';
 import { listen } from '../../http/listener.js';
 import { StreamError } from '@service/plugin-api';
+import { normalizeIp } from '../../access/ip.js';
 import type { CertificateStore } from '../tls/certificates.js';
 import { DEFAULT_LIMITS } from '@service/plugin-api';
 import { C2SStream, type C2SEnvironment } from './stream.js';
 import { TcpTransport, type TlsSettings } from './tcp-transport.js';
+import { ConnectionRate } from './connection-rate.js';
 
 export interface RunningC2sListener {
   port(): number;
@@ -29,13 +32,20 @@ export async function startC2sListener(config: C2sListenerConfig, env: C2SEnviro
     access: config.access,
     negotiationTimeoutMs: config.negotiation_timeout * 1000,
     maxAuthFailures: MAX_AUTH_FAILURES,
+    shaper: config.shaper,
   };
+  const rate = new ConnectionRate(config.max_connection_rate);
   const streams = new Set<C2SStream>();
   const sockets = new Set<Socket>();
   const accept = (socket: Socket, directTls: boolean) => {
     socket.setNoDelay(true);
     sockets.add(socket);
     const stream = new C2SStream(new TcpTransport(socket, limits, tls, directTls), env, options);
+    // Refused at once, with the stream error, before the client can cost anything more.
+    if (!rate.admit(normalizeIp(socket.remoteAddress ?? ''))) {
+      env.logger.info({ ip: socket.remoteAddress, port: config.port }, 'connection refused: %s', rate.refusal());
+      stream.close(new StreamError('policy-violation', rate.refusal()));
+    }
     streams.add(stream);
     socket.once('close', () => {
       streams.delete(stream);
@@ -54,6 +64,7 @@ export async function startC2sListener(config: C2sListenerConfig, env: C2SEnviro
   return {
     port: () => (server.address() as { port: number }).port,
     close: async () => {
+      rate.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const stream of streams) stream.close(new StreamError('system-shutdown', 'the server is stopping'));
       setTimeout(() => {

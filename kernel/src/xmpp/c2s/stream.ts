@@ -29,6 +29,11 @@ export interface C2SStreamOptions {
   readonly negotiationTimeoutMs: number;
   /** Failed SASL attempts before the stream is closed. */
   readonly maxAuthFailures: number;
+  /**
+   * The listener's `shaper` option: a shaper rule or a shaper's name (none when absent). Chosen by address
+   * for the new connection, then again by account and address once a resource is bound (ejabberd's c2s).
+   */
+  readonly shaper?: string;
 }
 
 export interface C2SEnvironment {
@@ -92,6 +97,28 @@ export class C2SStream implements StreamControl {
       if (this.#stage !== 'bound' && this.#stage !== 'closed') this.close(new StreamError('connection-timeout', 'the stream was not negotiated in time'));
     }, options.negotiationTimeoutMs);
     this.#timer.unref();
+    if (options.shaper !== undefined && options.shaper !== 'none') transport.setShaper(env.access().shaperFor(options.shaper, { ip: transport.ip }));
+  }
+
+  /** The listener's shaper for the bound account (ejabberd's change_shaper at session open): admins may be unshaped. */
+  #reshape(jid: Jid): void {
+    if (this.options.shaper === undefined || this.options.shaper === 'none') return;
+    this.transport.setShaper(this.env.access().shaperFor(this.options.shaper, { user: jid.user, server: jid.host, resource: jid.resource, ip: this.transport.ip }));
+  }
+
+  /**
+   * The max_user_sessions rule (shaper_rules): the account's sessions on every worker and node, besides one
+   * this bind replaces (same resource), must stay under its limit. Undefined when the bind may go on.
+   */
+  async #tooManySessions(jid: Jid): Promise<string | undefined> {
+    const max = this.env.access().maxUserSessions({ user: jid.user, server: jid.host, ip: this.transport.ip });
+    if (!Number.isFinite(max)) return undefined;
+    const everywhere = await this.env.xmpp.sessions.byAccount(jid.bare);
+    // Read this node's sessions again after the wait: a bind that went on meanwhile counts.
+    const others = new Set([...everywhere, ...this.env.xmpp.localSessions.byAccount(jid.bare)].map((s) => s.jid.full));
+    others.delete(jid.full);
+    if (others.size < max) return undefined;
+    return `too many sessions: ${jid.bare} may have ${max} at once (max_user_sessions)`;
   }
 
   get session(): C2SSession | undefined {
@@ -426,12 +453,19 @@ export class C2SStream implements StreamControl {
       return reply(new StanzaError('bad-request', err.message).toElement(), 'error');
     }
     const jid = new Jid(this.#user, this.#host!, resource);
+    const refusal = await this.#tooManySessions(jid);
+    if (refusal) {
+      this.env.logger.info({ user: jid.bare, ip: this.transport.ip }, 'session refused: %s', refusal);
+      return this.close(new StreamError('policy-violation', refusal));
+    }
+    if (this.#stage !== 'authenticated') return;
     const session = new Session({ jid, connection: this.transport.kind, ip: this.transport.ip, port: this.transport.port }, this.#outlet);
     this.#session = session;
     const replaced = this.env.xmpp.localSessions.add(session);
     if (replaced && !replaced.outlet) void this.env.xmpp.endSession(replaced);
     this.#stage = 'bound';
     clearTimeout(this.#timer);
+    this.#reshape(jid);
     reply(x('bind', { xmlns: NS.BIND }, x('jid', {}, jid.full)));
     await this.env.hooks.run('c2s_session_bound', session);
   }
@@ -445,6 +479,7 @@ export class C2SStream implements StreamControl {
     session.ip = this.transport.ip;
     session.port = this.transport.port;
     session.setOutlet(this.#outlet);
+    this.#reshape(session.jid);
     return true;
   }
 

@@ -12,6 +12,8 @@ import { serialize, escapeAttr, type XmlElement } from '@service/plugin-api';
 import { StreamParser, namespaceDeclarations, type StreamParserLimits } from '@service/plugin-api';
 import { quietParsers, type QuietCandidate, type QuietParsers } from './quiet-parsers.js';
 import type { Transport, TransportEvents } from './transport.js';
+import type { ShaperDefinition } from '../../access/shaper-rules.js';
+import { reshape, type Shaper } from './shaper.js';
 
 /** A client that stops reading while we keep writing is dropped past this many buffered bytes. */
 const MAX_BUFFERED = 8 * 1024 * 1024;
@@ -38,10 +40,13 @@ export class TcpTransport implements Transport, QuietCandidate {
   #secure: boolean;
   #ended = false;
   #destroyTimer?: NodeJS.Timeout;
+  /** Only on a shaped connection. */
+  #shaper: Shaper | undefined;
   /** Our own listeners on the current socket, removed one by one at STARTTLS: others (the listener's) stay. */
   readonly #onData = (chunk: Buffer) => this.#receive(chunk);
   readonly #onClose = () => {
     clearTimeout(this.#destroyTimer);
+    this.#shaper?.dispose();
     this.quiet.unwatch(this);
     this.#events?.disconnected();
   };
@@ -180,6 +185,8 @@ export class TcpTransport implements Transport, QuietCandidate {
       SNICallback: (servername, callback) => callback(null, this.tls!.sniContext(servername) ?? this.tls!.context),
     });
     this.#socket = secure;
+    // A shaper's pause goes on over TLS (the handshake still runs: only the stream's data waits).
+    if (this.#shaper?.paused) secure.pause();
     this.#listen(secure);
     // Plaintext that came after <starttls/> is not part of the TLS stream: drop it with the old parser.
     this.#parser?.takeHeld();
@@ -191,6 +198,17 @@ export class TcpTransport implements Transport, QuietCandidate {
     });
     this.#secure = true;
     this.restart();
+  }
+
+  setShaper(definition: ShaperDefinition | undefined): void {
+    if (!definition && !this.#shaper) return;
+    // Pauses and resumes whichever socket carries the stream then (plain, or TLS after STARTTLS).
+    this.#shaper = reshape(this.#shaper, definition, {
+      pause: () => this.#socket.pause(),
+      resume: () => {
+        if (!this.#socket.destroyed) this.#socket.resume();
+      },
+    });
   }
 
   end(): void {
@@ -226,6 +244,7 @@ export class TcpTransport implements Transport, QuietCandidate {
       return;
     }
     this.#parser!.writeText(text, chunk.byteLength);
+    this.#shaper?.received(chunk.byteLength);
   }
 
   /**

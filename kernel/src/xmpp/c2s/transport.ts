@@ -7,6 +7,7 @@ import type { ParseErrorCondition } from '@service/plugin-api';
 import type { XmlElement } from '@service/plugin-api';
 import type { ChannelBindingType } from '@service/plugin-api';
 import type { ConnectionKind } from '../sm/session.js';
+import type { ShaperDefinition } from '../../access/shaper-rules.js';
 
 export interface TransportEvents {
   /** The client opened (or reopened) the stream: the header's (or <open/>'s) attributes. */
@@ -40,6 +41,8 @@ export interface Transport {
   resume(): void;
   /** Upgrades to TLS in place, after <proceed/> was sent. */
   startTls(): Promise<void>;
+  /** Shapes what the client sends from now on (shaper.ts); undefined reads at full speed. */
+  setShaper(definition: ShaperDefinition | undefined): void;
   /** Ends the connection once what was written is flushed. */
   end(): void;
 }

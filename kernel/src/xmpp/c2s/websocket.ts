@@ -1,7 +1,7 @@
 /**
  * XMPP over WebSocket (RFC 7395) on an HTTP listener: `request_handlers: {/websocket: service_http_ws}`.
  * The upgrade must ask for the `xmpp` subprotocol; each connection then becomes a client stream like a TCP
- * one, with WebSocket framing.
+ * one, with WebSocket framing. The HTTP listener's `shaper` and `max_connection_rate` apply to these streams.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -13,6 +13,8 @@ import { StreamError } from '@service/plugin-api';
 import { DEFAULT_LIMITS } from '@service/plugin-api';
 import { C2SStream, type C2SEnvironment, type C2SStreamOptions } from './stream.js';
 import { WebSocketTransport } from './ws-transport.js';
+import { ConnectionRate } from './connection-rate.js';
+import { normalizeIp } from '../../access/ip.js';
 
 export const WEBSOCKET_HANDLER = 'service_http_ws';
 
@@ -32,8 +34,20 @@ export function webSocketEndpoint(env: C2SEnvironment, options: () => { maxStanz
     handleProtocols: (protocols) => (protocols.has('xmpp') ? 'xmpp' : false),
   });
   const streams = new Set<C2SStream>();
+  /** Per listener (a reload brings new listener objects, and so new counts). */
+  const rates = new WeakMap<HttpListenerConfig, ConnectionRate>();
   return {
     upgrade(request, socket, head, listener) {
+      const perMinute = listener.max_connection_rate ?? Infinity;
+      if (Number.isFinite(perMinute)) {
+        let rate = rates.get(listener);
+        if (!rate) rates.set(listener, (rate = new ConnectionRate(perMinute)));
+        if (!rate.admit(normalizeIp(request.socket.remoteAddress ?? ''))) {
+          env.logger.info({ ip: request.socket.remoteAddress }, 'WebSocket connection refused: %s', rate.refusal());
+          socket.end(`HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nRetry-After: 60\r\nContent-Type: text/plain\r\n\r\n${rate.refusal()}\n`);
+          return;
+        }
+      }
       const protocols = String(request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
       if (!protocols.includes('xmpp')) {
         socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nXMPP over WebSocket needs the subprotocol "xmpp" (RFC 7395)\n');
@@ -50,6 +64,7 @@ export function webSocketEndpoint(env: C2SEnvironment, options: () => { maxStanz
           access: current.access,
           negotiationTimeoutMs: current.negotiationTimeoutMs,
           maxAuthFailures: 5,
+          shaper: listener.shaper ?? 'none',
         };
         const stream = new C2SStream(transport, env, streamOptions);
         streams.add(stream);

@@ -10,6 +10,8 @@ import type { ChannelBindingType } from '@service/plugin-api';
 import { XmlElement, serialize, x } from '@service/plugin-api';
 import { ParseError, parseElement, type StreamParserLimits } from '@service/plugin-api';
 import type { Transport, TransportEvents } from './transport.js';
+import type { ShaperDefinition } from '../../access/shaper-rules.js';
+import { reshape, type Shaper } from './shaper.js';
 
 const STANZAS = new Set(['message', 'presence', 'iq']);
 
@@ -19,6 +21,10 @@ export class WebSocketTransport implements Transport {
   readonly channelBindings: ChannelBindingType[] = [];
   #events: TransportEvents | undefined;
   #ended = false;
+  /** Only on a shaped connection. */
+  #shaper: Shaper | undefined;
+  /** Messages read while the shaper paused reading (at most what one read of the socket brought). */
+  #held: Array<[Buffer, boolean]> | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -28,8 +34,16 @@ export class WebSocketTransport implements Transport {
     private readonly limits: StreamParserLimits,
   ) {
     this.ip = normalizeIp(ip);
-    socket.on('message', (data, isBinary) => this.#receive(data as Buffer, isBinary));
-    socket.on('close', () => this.#events?.disconnected());
+    socket.on('message', (data, isBinary) => {
+      // Messages the WebSocket had already read when the shaper paused it wait for the pause to end.
+      if (this.#shaper?.paused) (this.#held ??= []).push([data as Buffer, isBinary]);
+      else this.#take(data as Buffer, isBinary);
+    });
+    socket.on('close', () => {
+      this.#shaper?.dispose();
+      this.#held = undefined;
+      this.#events?.disconnected();
+    });
     socket.on('error', () => {});
   }
 
@@ -65,6 +79,33 @@ export class WebSocketTransport implements Transport {
 
   startTls(): Promise<void> {
     return Promise.reject(new Error('STARTTLS is not available on WebSocket'));
+  }
+
+  setShaper(definition: ShaperDefinition | undefined): void {
+    if (!definition && !this.#shaper) return;
+    // Pausing the WebSocket pauses its TCP socket: the client is slowed by TCP's flow control.
+    this.#shaper = reshape(this.#shaper, definition, {
+      pause: () => this.socket.pause(),
+      resume: () => {
+        this.socket.resume();
+        this.#release();
+      },
+    });
+  }
+
+  /** Handles held messages until the shaper pauses again. */
+  #release(): void {
+    const held = this.#held;
+    while (held?.length && !this.#shaper?.paused) {
+      const [data, isBinary] = held.shift()!;
+      this.#take(data, isBinary);
+    }
+    if (held?.length === 0) this.#held = undefined;
+  }
+
+  #take(data: Buffer, isBinary: boolean): void {
+    this.#shaper?.received(data.byteLength);
+    this.#receive(data, isBinary);
   }
 
   end(): void {
