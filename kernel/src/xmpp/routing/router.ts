@@ -125,7 +125,13 @@ export class Router {
     }
     if (to.user === undefined && to.resource === undefined && this.isLocalHost(to.host)) return this.#toServer(stanza, from, to, session);
     if (this.isLocalHost(to.host)) {
-      if (to.user === undefined) return this.bounce(stanza, new StanzaError('service-unavailable'));
+      if (to.user === undefined) {
+        // A module may serve one resource of a local domain (`host/resource`) as it serves a component
+        // domain: mod_antispam's RTBL subscriber receives its pubsub answers and events there.
+        const served = this.#domains.get(to.full);
+        if (served) return served.handler(stanza, from, to);
+        return this.bounce(stanza, new StanzaError('service-unavailable'));
+      }
       return this.deliverToAccount(stanza, from, to, session);
     }
     const component = this.#componentOf(to.host);
