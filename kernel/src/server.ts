@@ -49,9 +49,11 @@ import { shareServerPackages } from './modules/plugin-resolution.js';
 import { ScopeRegistry } from './modules/scopes.js';
 import type { KernelServices, ServerControl } from './modules/services.js';
 import { Storage, type DbKind } from './storage/database.js';
+import { applyInstalledFallback } from './data/embedded/fallback.js';
 import { KERNEL_VERSION } from './version.js';
 import { docsAtVersion, openApiDocument } from './docs/openapi.js';
 import { ModuleAdministration } from './modules/administration.js';
+import { PortabilityRegistry } from './modules/portability-registry.js';
 import { SharedCaches } from './caches/shared-caches.js';
 import { PluginInstaller, type ModuleRuntime } from './plugins/installer.js';
 import { pluginSettings } from './plugins/settings.js';
@@ -320,6 +322,8 @@ export class Server implements ServerControl, ServerActions {
       });
     }
     try {
+      // A fallback installed by install_fallback replaces the database files before anything opens them.
+      await applyInstalledFallback(config, this.#logger, (this.options.worker?.count ?? 1) > 1);
       this.#storage = await Storage.open({ sql: config.sql, dataDir: config.dataDir, defaultDb: config.default_db }, this.#logger);
       await this.#storage.migrate('kernel', ACCOUNT_MIGRATIONS, this.#authDb());
       await this.#storage.migrate('kernel', NODE_MIGRATIONS, config.default_db);
@@ -451,6 +455,7 @@ export class Server implements ServerControl, ServerActions {
       catalog: this.#catalog,
       modules: this.#administration,
       caches,
+      portability: new PortabilityRegistry(),
       plugins: new PluginInstaller(this.#catalog, () => pluginSettings(this.#config), this.#runtime, this.#logger),
       node: new NodeIdentity(() => this.#storage.db(this.#config.default_db)),
       xmpp: new XmppService(this.#hooks, accounts, () => this.#config.hosts, this.#logger),

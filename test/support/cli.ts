@@ -2,7 +2,11 @@
  * Runs servicectl as a real process, the way an operator types it.
  */
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { CONTROL_SOCKET } from '@service/kernel';
+import { ControlClient } from '../../cli/src/client.js';
 import { SERVICECTL } from './process.js';
+import type { TestServer } from './server.js';
 
 export interface CliResult {
   code: number;
@@ -27,4 +31,22 @@ function run(file: string, args: string[]): Promise<CliResult> {
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+export interface ProgressFrame {
+  readonly done: number;
+  readonly total?: number;
+  readonly label?: string;
+}
+
+/** Runs a command as servicectl does, through the server's control socket: its progress frames and its final frame. */
+export async function overControlSocket(t: TestServer, command: string, argv: string[] = []) {
+  const control = await ControlClient.connect(join(t.dir, 'data', CONTROL_SOCKET));
+  const progress: ProgressFrame[] = [];
+  try {
+    const final = await control.request({ op: 'call', command, argv }, { progress: (done, total, label) => progress.push({ done, total, label }) });
+    return { progress, final: final as { type: string; result?: unknown; message?: string; kind?: string; resultType?: string } };
+  } finally {
+    control.close();
+  }
 }

@@ -25,6 +25,7 @@ export type {
   XmppRegistrations,
 } from './module/definition.js';
 export type { ListenerCommonConfig, ListenerKindDecl, ListenerStarter, OpenListener } from './module/listeners.js';
+export { PortabilityError, type AccountPortability, type HostImportResult, type HostPortability, type PortableElementName } from './module/portability.js';
 export { createServiceRef, provide, type ProvidedService, type ServiceDependency, type ServiceRef } from './module/service-ref.js';
 export { HOOK_STOP, type HookHandler, type HookMap, type HookName, type HookRegistration, type HookResult, type HooksApi } from './module/hooks.js';
 export type {

@@ -13,6 +13,10 @@ import { moduleCommands, moduleHandlers } from './modules.js';
 import { serverCommands, serverHandlers } from './server.js';
 import { sessionCommands, sessionHandlers } from './sessions.js';
 import { oauthCommands, oauthHandlers } from './oauth.js';
+import { embeddedCommands, embeddedHandlers } from './data-embedded.js';
+import { piefxisCommands, piefxisHandlers } from './data-piefxis.js';
+import { importsCommands, importsHandlers } from './data-imports.js';
+import { sqlDataCommands, sqlDataHandlers } from './data-sql.js';
 
 export const KERNEL_COMMANDS: readonly CommandDecl[] = [
   ...accountCommands,
@@ -23,6 +27,10 @@ export const KERNEL_COMMANDS: readonly CommandDecl[] = [
   ...moduleCommands,
   ...logCommands,
   ...consoleCommands,
+  ...embeddedCommands,
+  ...piefxisCommands,
+  ...importsCommands,
+  ...sqlDataCommands,
 ];
 
 /** Every kernel command declaration with its handler (per version where a command has several). */
@@ -36,6 +44,10 @@ export function kernelCommandHandlers(services: KernelServices, logs: () => LogS
     ...moduleHandlers(services),
     ...logHandlers(logs, services.workers),
     ...consoleHandlers(services),
+    ...embeddedHandlers(services),
+    ...piefxisHandlers(services),
+    ...importsHandlers(services),
+    ...sqlDataHandlers(services),
   } as Record<string, CommandHandler<CommandDecl>>;
   return KERNEL_COMMANDS.map((decl) => [decl, handlers[`${decl.name}@v${decl.version ?? 0}`] ?? handlers[decl.name]!]);
 }

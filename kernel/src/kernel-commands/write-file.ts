@@ -6,16 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { badArgument, failed } from '@service/plugin-api';
-
-const WRITE_ERRORS: Readonly<Record<string, string>> = {
-  ENOENT: 'the directory does not exist',
-  ENOTDIR: 'a part of the path is not a directory',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'it is a directory',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on the device',
-};
+import { fsReason } from '../data/fs-reason.js';
 
 export async function writeOutputFile(argument: string, path: string, dataDir: string, text: string, mode?: number): Promise<void> {
   if (!path) throw badArgument(argument, `argument '${argument}' must be a file path`);
@@ -23,7 +14,6 @@ export async function writeOutputFile(argument: string, path: string, dataDir: s
   try {
     await writeFile(target, text, mode === undefined ? undefined : { mode });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw failed(`cannot write ${target}: ${code ? `${code}${WRITE_ERRORS[code] ? ` (${WRITE_ERRORS[code]})` : ''}` : (err as Error).message}`);
+    throw failed(`cannot write ${target}: ${fsReason(err, true)}`);
   }
 }

@@ -216,6 +216,8 @@ export class ModuleManager {
       if (instance.xmpp) registerXmpp(this.services, instance.xmpp, key, host);
       for (const channel of instance.channels ?? []) this.services.processes.register(channel, key);
       if (instance.nodeTransport) this.services.nodes.attach(instance.nodeTransport, key);
+      if (instance.portability) this.services.portability.register(instance.portability, key, host);
+      if (instance.hostPortability) this.services.portability.registerHostLevel(instance.hostPortability, key, host);
       this.#provide(key, definition, instance);
       this.#serveListenerKinds(key, definition, instance);
     } catch (err) {
@@ -292,6 +294,7 @@ export class ModuleManager {
     xmpp.removeOwner(name);
     this.services.processes.removeOwner(name);
     this.services.nodes.removeOwner(name);
+    this.services.portability.removeOwner(name);
   }
 }
 

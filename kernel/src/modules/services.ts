@@ -26,6 +26,7 @@ import type { ServerControl, ServerServices } from '@service/plugin-api';
 import type { WorkersControl } from '../workers/control.js';
 import type { ProcessChannels } from '../workers/channels.js';
 import type { ServerNodes } from '../node/nodes.js';
+import type { PortabilityRegistry } from './portability-registry.js';
 
 export type { ServerControl } from '@service/plugin-api';
 
@@ -60,6 +61,8 @@ export interface KernelServices extends ServerServices {
   readonly modules: ModuleAdministration;
   /** Caches invalidated on every node of a cluster. */
   readonly caches: SharedCaches;
+  /** What running modules export and import of an account or a host (XEP-0227). */
+  readonly portability: PortabilityRegistry;
   /** Installs, upgrades and removes plugins from the registries (module_install…). */
   readonly plugins: PluginInstaller;
   /** This node's identity in stored data. */

@@ -31,6 +31,16 @@ export async function runMigrations(knex: Knex, owner: string, migrations: reado
     : applyInTransactions(knex, owner, pending);
 }
 
+/**
+ * The migrations of `owner` that the database has not recorded as applied yet, in array order; reads only
+ * (the bookkeeping table may not exist yet: then every migration is pending). For update_sql's report.
+ */
+export async function pendingMigrations(knex: Knex, owner: string, migrations: readonly Migration[]): Promise<Migration[]> {
+  if (!(await knex.schema.hasTable(MIGRATIONS_TABLE))) return [...migrations];
+  const alreadyApplied = await appliedIds(knex, owner);
+  return migrations.filter((m) => !alreadyApplied.has(m.id));
+}
+
 /** SQL text of all the migrations for a dialect, for `print_sql_schema`; needs no connection. */
 export function renderMigrations(client: SqlClient, migrations: readonly Migration[]): string {
   const offline = knexFactory({ client, useNullAsDefault: true });

@@ -6,6 +6,7 @@
  * module provides it (mod_mam), and run without archives when none does.
  */
 import { discoItemsService } from '@service/mod_disco/api';
+import { mucPortability } from './portability.js';
 import { defineModule, provide, type AclSubject, type C2SSession, type Jid, type XmlElement } from '@service/plugin-api';
 import type { MucEnv, MucSettings } from './context.js';
 import { MUC_MIGRATIONS } from './migrations.js';
@@ -142,6 +143,7 @@ export default defineModule({
     const clustered = new ClusteredRooms(rooms, nodes, env.send, env.bounce);
     return {
       services: [provide(mucService, clustered)],
+      hostPortability: [mucPortability(env.store, settings)],
       xmpp: {
         domains: settings.services.map((domain) => ({ domain, handler: (stanza, from, to) => clustered.handleStanza(stanza, from, to) })),
       },

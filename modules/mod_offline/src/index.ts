@@ -6,6 +6,7 @@
  * (`offlineService` of `@service/mod_offline/api`); the purges of the store are this module's commands.
  */
 import { KeyedLock, accountKey, defineModule, provide, type C2SSession } from '@service/plugin-api';
+import { offlinePortability } from './portability.js';
 import { offlineApi } from './api.js';
 import { offlineCommands, offlinePurges } from './commands.js';
 import { OfflineDelivery, takesMessages } from './delivery.js';
@@ -65,6 +66,7 @@ export default defineModule({
       // A running purge stops between two batches with its module.
       stop: () => purges.stop(),
       services: [provide(offlineService, offlineApi(store))],
+      portability: [offlinePortability(store)],
       xmpp: {
         middleware: [
           {

@@ -5,6 +5,7 @@
  * service (`privacyService` of `@service/mod_privacy/api`) to the admin commands.
  */
 import { Jid, StanzaError, defineModule, provide, type IqContext } from '@service/plugin-api';
+import { privacyPortability } from './portability.js';
 import { rosterService } from '@service/mod_roster/api';
 import { PrivacyEnforcement } from './enforcement.js';
 import { PRIVACY_MIGRATIONS } from './migrations.js';
@@ -48,6 +49,7 @@ export default defineModule({
     };
     return {
       services: [provide(privacyService, api)],
+      portability: [privacyPortability(store)],
       xmpp: {
         sessionCarriers: [activeListCarrier],
         iq: [

@@ -6,6 +6,7 @@
  * private-storage bookmarks and the PEP node `storage:bookmarks` are kept equal (XEP-0411, bookmarks-sync.ts).
  */
 import { accountKey, defineModule, provide, type Jid, type XmlElement } from '@service/plugin-api';
+import { privatePortability } from './portability.js';
 import { pepService } from '@service/mod_pubsub/api';
 import { privateStorageApi } from './api.js';
 import { BookmarksSync, NS_BOOKMARKS_COMPAT_PEP, NS_BOOKMARKS_CONVERSION } from './bookmarks-sync.js';
@@ -37,6 +38,7 @@ export default defineModule({
     const sync = pep && new BookmarksSync(store, pep, ctx.logger);
     return {
       services: [provide(privateStorageService, privateStorageApi(store, policy))],
+      portability: [privatePortability(store)],
       handlers: bookmarksHandlers(store, ctx.services.accounts, sync),
       xmpp: {
         iq: privateIqHandlers(store, policy, sync),

@@ -8,6 +8,7 @@
  * Other modules publish through `pepService` (`@service/mod_pubsub/api`).
  */
 import { discoItemsService } from '@service/mod_disco/api';
+import { pepPortability } from './portability.js';
 import { Jid, defineModule, provide, type AclSubject } from '@service/plugin-api';
 import { rosterService } from '@service/mod_roster/api';
 import { RosterView } from './access.js';
@@ -105,6 +106,7 @@ export default defineModule({
     );
     return {
       services: [provide(pepService, pepApi(pep))],
+      portability: [pepPortability(store, limits)],
       handlers: pubsubHandlers(store),
       stop: () => {
         stopListening?.();

@@ -8,11 +8,12 @@ import { Jid, defineModule, provide, x } from '@service/plugin-api';
 import { rosterApi } from './api.js';
 import { rosterService } from './public-api.js';
 import { ROSTER_MIGRATIONS } from './migrations.js';
-import { RosterPushes, rosterInterestCarrier } from './pushes.js';
+import { RosterPushes, pushFilter, rosterInterestCarrier } from './pushes.js';
 import { removeAccountRoster } from './removal.js';
 import { Roster, type RosterSettings } from './roster.js';
 import { rosterGet, rosterSet } from './roster-iq.js';
 import { NS_PRE_APPROVAL, NS_ROSTER, NS_ROSTER_VERSIONING } from './roster-xml.js';
+import { rosterPortability } from './portability.js';
 import { RosterStore } from './store.js';
 import { inboundSubscriptions, outboundSubscriptions, resendPendingRequests } from './subscriptions.js';
 
@@ -21,6 +22,11 @@ import { inboundSubscriptions, outboundSubscriptions, resendPendingRequests } fr
  * archives) see them stamped with bare JIDs, and stanzas the state machine drops never reach them.
  */
 const SUBSCRIPTION_PRIORITY = 40;
+/**
+ * Roster pushes are chosen per session in user_receive before stream management (1000) counts and queues
+ * them, and before privacy lists (12), which need not judge a stanza that is not sent.
+ */
+const PUSH_FILTER_PRIORITY = 10;
 
 export default defineModule({
   name: 'mod_roster',
@@ -53,9 +59,11 @@ export default defineModule({
     // No reload(): a change of options (db_type included) restarts the module, and mod_presence with it.
     const settings: RosterSettings = { versioning: ctx.options.versioning, maxRosterSize: ctx.options.max_roster_size };
     const xmpp = ctx.services.xmpp;
-    const roster = new Roster(new RosterStore(ctx.db), new RosterPushes(xmpp), xmpp, ctx.logger, () => settings);
+    const store = new RosterStore(ctx.db, ctx.services.caches);
+    const roster = new Roster(store, new RosterPushes(xmpp), xmpp, ctx.logger, () => settings);
     return {
       services: [provide(rosterService, rosterApi(roster, ctx.dbKind))],
+      portability: [rosterPortability(store)],
       xmpp: {
         sessionCarriers: [rosterInterestCarrier],
         iq: [
@@ -65,6 +73,7 @@ export default defineModule({
         middleware: [
           { chain: 'user_send', priority: SUBSCRIPTION_PRIORITY, handler: outboundSubscriptions(roster, xmpp.router) },
           { chain: 'deliver', priority: SUBSCRIPTION_PRIORITY, handler: inboundSubscriptions(roster, ctx.services.accounts) },
+          { chain: 'user_receive', priority: PUSH_FILTER_PRIORITY, handler: pushFilter },
         ],
         features: [
           { build: () => (settings.versioning ? x('ver', { xmlns: NS_ROSTER_VERSIONING }) : undefined) },
@@ -75,6 +84,7 @@ export default defineModule({
         { hook: 'c2s_initial_presence', handler: (session) => resendPendingRequests(roster, xmpp.router, session) },
         { hook: 'remove_user', handler: (user, host) => removeAccountRoster(roster, new Jid(user, host, undefined)) },
       ],
+      stop: () => store.leave(),
     };
   },
 });

@@ -9,6 +9,7 @@ import { vcardIqHandlers } from './iq.js';
 import { VCARD_MIGRATIONS } from './migrations.js';
 import { vcardService } from './public-api.js';
 import { VcardStore } from './store.js';
+import { vcardPortability } from './portability.js';
 import { NS_VCARD, Vcards } from './vcards.js';
 
 export default defineModule({
@@ -34,6 +35,7 @@ export default defineModule({
     const vcards = new Vcards(store, ctx.options.max_size);
     return {
       services: [provide(vcardService, vcardApi(vcards))],
+      portability: [vcardPortability(store, () => ctx.options.max_size)],
       xmpp: {
         iq: vcardIqHandlers(vcards, ctx.services),
         disco: [

@@ -27,6 +27,7 @@ import type { DomainHandler, RemoteRoute, SessionKeeper } from '../xmpp/routing.
 import type { SessionMover, SessionStateCarrier } from '../xmpp/moving.js';
 import type { HookRegistration } from './hooks.js';
 import type { ListenerKindDecl, ListenerStarter } from './listeners.js';
+import type { AccountPortability, HostPortability } from './portability.js';
 import type { ProvidedService, ServiceDependency, ServiceRef } from './service-ref.js';
 
 type Awaitable<T> = T | Promise<T>;
@@ -104,6 +105,10 @@ export interface ModuleInstance<C extends readonly CommandDecl[] = readonly Comm
   readonly xmpp?: XmppRegistrations;
   /** The implementations of the services listed in `provides`, one each. */
   readonly services?: readonly ProvidedService[];
+  /** Its part of XEP-0227 exports and imports: its data of each account as `<user>` child elements. */
+  readonly portability?: readonly AccountPortability[];
+  /** Its host-level part of XEP-0227 exports and imports (MUC rooms…): child elements of `<host>`. */
+  readonly hostPortability?: readonly HostPortability[];
   /** What opens each listener kind the definition declares, one each. */
   readonly listeners?: Readonly<Record<string, ListenerStarter>>;
   /** Endpoints the server's other worker processes call (see ProcessesApi). */
