@@ -50,6 +50,7 @@ import { ScopeRegistry } from './modules/scopes.js';
 import type { KernelServices, ServerControl } from './modules/services.js';
 import { Storage, type DbKind } from './storage/database.js';
 import { applyInstalledFallback } from './data/embedded/fallback.js';
+import { dropStaleState } from './data/embedded/replace.js';
 import { KERNEL_VERSION } from './version.js';
 import { docsAtVersion, openApiDocument } from './docs/openapi.js';
 import { ModuleAdministration } from './modules/administration.js';
@@ -130,6 +131,8 @@ export class Server implements ServerControl, ServerActions {
   /** Kept across restarts: a restart must not lift login bans. */
   #logins?: LoginThrottle;
   #lifecycle: Promise<void> = Promise.resolve();
+  /** Boots of this process so far (a restart boots again). */
+  #boots = 0;
   #administration!: ModuleAdministration;
   /** The other workers, when this process is one of several (recreated on every boot, like the services). */
   #link?: WorkerLink;
@@ -258,6 +261,9 @@ export class Server implements ServerControl, ServerActions {
         return this.#logs.reopen();
       case 'restart':
         return this.#restartHere();
+      case 'data-replaced':
+        await dropStaleState(this.#services, action.why);
+        return;
     }
   }
 
@@ -322,8 +328,11 @@ export class Server implements ServerControl, ServerActions {
       });
     }
     try {
-      // A fallback installed by install_fallback replaces the database files before anything opens them.
-      await applyInstalledFallback(config, this.#logger, (this.options.worker?.count ?? 1) > 1);
+      // A fallback installed by install_fallback replaces the database files before anything opens them: in
+      // one process at every boot, under workers only at worker 1's first, before the others are forked.
+      const alone = this.options.worker === undefined || (this.options.worker.alone === true && this.#boots === 0);
+      this.#boots++;
+      await applyInstalledFallback(config, this.#logger, !alone);
       this.#storage = await Storage.open({ sql: config.sql, dataDir: config.dataDir, defaultDb: config.default_db }, this.#logger);
       await this.#storage.migrate('kernel', ACCOUNT_MIGRATIONS, this.#authDb());
       await this.#storage.migrate('kernel', NODE_MIGRATIONS, config.default_db);

@@ -19,7 +19,9 @@ export type ServerAction =
   | { readonly op: 'apply-modules'; readonly restart?: readonly string[] }
   | { readonly op: 'loglevel'; readonly level: LogLevel }
   | { readonly op: 'reopen-log' }
-  | { readonly op: 'restart' };
+  | { readonly op: 'restart' }
+  /** restore, load or delete_mnesia replaced stored data: drop what was read of it, end sessions of accounts gone. */
+  | { readonly op: 'data-replaced'; readonly why: string };
 
 /** Worker → primary. */
 export type WorkerToPrimary =

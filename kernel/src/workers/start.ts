@@ -11,7 +11,7 @@ import { LogService } from '../log/log-service.js';
 import type { Logger } from '../log/logger.js';
 import { Server, type ServerOptions } from '../server.js';
 import { workerCount } from './count.js';
-import { WORKER_COUNT_ENV, WORKER_INDEX_ENV, WorkerSupervisor } from './supervisor.js';
+import { WORKER_ALONE_ENV, WORKER_COUNT_ENV, WORKER_INDEX_ENV, WorkerSupervisor } from './supervisor.js';
 import type { WorkerIdentity } from './worker-link.js';
 
 /** What servicectl's foreground holds while the server runs, whichever way it runs. */
@@ -26,7 +26,7 @@ export function workerIdentity(): WorkerIdentity | undefined {
   if (!cluster.isWorker) return undefined;
   const index = Number(process.env[WORKER_INDEX_ENV]);
   const count = Number(process.env[WORKER_COUNT_ENV]);
-  return Number.isInteger(index) && index >= 1 && Number.isInteger(count) ? { index, count } : undefined;
+  return Number.isInteger(index) && index >= 1 && Number.isInteger(count) ? { index, count, alone: process.env[WORKER_ALONE_ENV] === '1' } : undefined;
 }
 
 export async function startService(options: ServerOptions & { readonly onExit: (status: number) => void }): Promise<RunningService> {

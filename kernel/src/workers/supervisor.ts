@@ -16,6 +16,8 @@ import type { PrimaryToWorker, WorkerToPrimary } from './messages.js';
 /** Environment variables that make a forked process a worker, and say which. */
 export const WORKER_INDEX_ENV = 'SERVICE_WORKER_INDEX';
 export const WORKER_COUNT_ENV = 'SERVICE_WORKER_COUNT';
+/** Set for a worker forked while no other runs (worker 1 at the start): see WorkerIdentity.alone. */
+export const WORKER_ALONE_ENV = 'SERVICE_WORKER_ALONE';
 
 /** A worker that dies this many times within CRASH_WINDOW_MS stops the server: it would only die again. */
 const MAX_CRASHES = 5;
@@ -83,7 +85,8 @@ export class WorkerSupervisor {
 
   /** Forks worker `index`; resolves when it serves, rejects when it exits first. */
   #fork(index: number): Promise<void> {
-    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(index), [WORKER_COUNT_ENV]: String(this.count) });
+    const alone = this.#workers.size === 0 ? { [WORKER_ALONE_ENV]: '1' } : {};
+    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(index), [WORKER_COUNT_ENV]: String(this.count), ...alone });
     this.#workers.set(index, worker);
     return new Promise((resolve, reject) => {
       let serving = false;

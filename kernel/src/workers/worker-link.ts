@@ -42,6 +42,11 @@ export interface WorkerIdentity {
   /** 1…count. Worker 1 also serves the control socket. */
   readonly index: number;
   readonly count: number;
+  /**
+   * No other worker runs while this one starts (worker 1 at the server's start, before the others are
+   * forked): it alone holds the database files, so it may replace them (an installed fallback).
+   */
+  readonly alone?: boolean;
 }
 
 /** What a worker applies when another worker changed the server's state (the Server does it). */

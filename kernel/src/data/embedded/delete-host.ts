@@ -7,10 +7,9 @@
  * configured one or one the data still names. Then the caches are dropped and the host's sessions closed.
  */
 import { notFound } from '@service/plugin-api';
-import { StreamError } from '@service/plugin-api';
 import type { KernelServices } from '../../modules/services.js';
 import { hostRowsOf } from '../host-rows.js';
-import { replaceInTransactions } from './replace.js';
+import { afterReplace, replaceInTransactions } from './replace.js';
 import type { Progress } from './snapshot.js';
 import { fresh, holdingConnection, knexOf, liveStores, quoteIdent, tablesOf, yieldTurn, type Connection, type StoreName } from './stores.js';
 
@@ -71,10 +70,7 @@ export async function deleteHost(services: KernelServices, hostArg: string, prog
       }
     }
   }, { foreignKeys: true });
-  await services.hooks.run('clear_cache');
-  let kicked = 0;
-  for (const bare of [...services.xmpp.localSessions.accounts()]) {
-    if (bare.toLowerCase().endsWith(`@${host.toLowerCase()}`)) kicked += await services.xmpp.kickAccount(bare, new StreamError('not-authorized', `the content of ${host} was deleted`));
-  }
+  // Every worker drops what it read, and closes the sessions of the host's accounts (they no longer exist).
+  const { kicked } = await afterReplace(services, `deleting the content of ${host}`);
   services.logger.notice({ host, rows: done, kicked }, 'deleted the content of %s: %d rows', host, done);
 }

@@ -4,7 +4,8 @@
  * applyInstalledFallback), checks it again (container and integrity), moves each image over its database
  * file (removing the old -wal and -shm) and renames the fallback to fallback-applied-<time>.bak; the start's
  * migrations then bring it up to date. A fallback that fails its check is renamed fallback-rejected-<time>.bak
- * and the server starts on the data it had. Under workers the command refuses, and a start does nothing.
+ * and the server starts on the data it had. Under workers, worker 1 restores it when the server starts (the
+ * others are forked after it); a worker started again while others run leaves it for the next start.
  */
 import { chmod, copyFile, mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,11 +17,10 @@ import { extractContainer } from './container.js';
 import { fsReason } from '../fs-reason.js';
 import { commitFile, inputFile, temporaryNextTo } from './paths.js';
 import { inWorkDir, type Progress } from './snapshot.js';
-import { fallbackPath, refuseUnderWorkers, storesOf } from './stores.js';
+import { fallbackPath, storesOf } from './stores.js';
 import { checkImage, verifyBackup } from './verify.js';
 
 export async function installFallback(services: KernelServices, fileArg: string, progress: Progress): Promise<string> {
-  refuseUnderWorkers(services, 'install_fallback');
   const config = services.config();
   const file = await inputFile('file', fileArg, config);
   progress(0, undefined, 'checking the backup');
@@ -36,18 +36,19 @@ export async function installFallback(services: KernelServices, fileArg: string,
   }
   await commitFile(temporary, target);
   services.logger.notice({ file, fallback: target }, 'fallback installed from %s: it is restored at the next start', file);
-  return `Fallback installed from ${file} (${describeParts(verified.manifest)}): it is restored at the next start (servicectl restart)`;
+  const when = services.server.worker.count > 1 ? 'the next start of the server (servicectl stop, then start)' : 'the next start (servicectl restart)';
+  return `Fallback installed from ${file} (${describeParts(verified.manifest)}): it is restored at ${when}`;
 }
 
 type BootConfig = Parameters<typeof storesOf>[0];
 
-/** At boot, before the storage opens: restores an installed fallback, if any. */
-export async function applyInstalledFallback(config: BootConfig, logger: Logger, underWorkers: boolean): Promise<void> {
+/** At boot, before the storage opens: restores an installed fallback, if any; `othersRun`: other workers hold the files open. */
+export async function applyInstalledFallback(config: BootConfig, logger: Logger, othersRun: boolean): Promise<void> {
   const fallback = fallbackPath(config.dataDir);
   if (!(await stat(fallback).catch(() => undefined))) return;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  if (underWorkers) {
-    logger.error({ fallback }, 'a fallback is installed at %s but the server runs under workers: it is not restored (start in one process to restore it)', fallback);
+  if (othersRun) {
+    logger.warn({ fallback }, 'a fallback is installed at %s: other workers hold the database open, so it is restored at the next start of the server', fallback);
     return;
   }
   const work = await mkdtemp(join(config.dataDir, '.embedded-work-'));

@@ -15,7 +15,7 @@ import { decodeValue, DUMP_FORMAT, DUMP_VERSION } from './dump-format.js';
 import { inputFile } from './paths.js';
 import { afterReplace, replaceInTransactions } from './replace.js';
 import type { Progress } from './snapshot.js';
-import { emptyTable, fresh, holdingConnection, knexOf, liveStores, quoteIdent, refuseUnderWorkers, tablesOf, yieldTurn, type Connection, type StoreName } from './stores.js';
+import { emptyTable, fresh, holdingConnection, knexOf, liveStores, quoteIdent, tablesOf, yieldTurn, type Connection, type StoreName } from './stores.js';
 
 const ROWS_PER_TURN = 2000;
 /** Rows per INSERT statement (well under SQLite's 32 766 bound parameters for any table of this server). */
@@ -119,7 +119,6 @@ async function check(services: KernelServices, file: string): Promise<{ sections
 }
 
 export async function load(services: KernelServices, fileArg: string, progress: Progress): Promise<string> {
-  refuseUnderWorkers(services, 'load');
   const config = services.config();
   const file = await inputFile('file', fileArg, config);
   const { sections, rows } = await check(services, file);

@@ -115,10 +115,12 @@ async function checkpointAside(file: string): Promise<void> {
   }
 }
 
-/** After data was replaced: caches, this release's migrations, and sessions of accounts that are gone. */
+/**
+ * After data was replaced: this release's migrations, then, in this process and in every other worker,
+ * what was read of the old data is dropped and sessions of accounts that are gone are closed.
+ */
 export async function afterReplace(services: KernelServices, why: string): Promise<{ kicked: number }> {
   const config = services.config();
-  await services.hooks.run('clear_cache');
   const { storage } = services;
   await storage.migrate('kernel', ACCOUNT_MIGRATIONS, config.auth_method.includes('sql') ? 'sql' : 'mnesia');
   await storage.migrate('kernel', NODE_MIGRATIONS, config.default_db);
@@ -129,6 +131,13 @@ export async function afterReplace(services: KernelServices, why: string): Promi
     const kind = (wanted.options.db_type as StoreName | undefined) ?? config.default_db;
     await storage.migrate(wanted.module, definition.migrations, kind);
   }
+  services.workers.everyWorker({ op: 'data-replaced', why });
+  return dropStaleState(services, why);
+}
+
+/** In this process: the clear_cache hook, and this process's sessions of accounts that no longer exist closed. */
+export async function dropStaleState(services: KernelServices, why: string): Promise<{ kicked: number }> {
+  await services.hooks.run('clear_cache');
   let kicked = 0;
   for (const bare of [...services.xmpp.localSessions.accounts()]) {
     const at = bare.lastIndexOf('@');

@@ -10,11 +10,9 @@ import { attachImage, copyAttachedImage, detachImage } from './copy-image.js';
 import { inputFile } from './paths.js';
 import { afterReplace, replaceInTransactions } from './replace.js';
 import { inWorkDir, type Progress } from './snapshot.js';
-import { refuseUnderWorkers } from './stores.js';
 import { verifyBackup } from './verify.js';
 
 export async function restore(services: KernelServices, fileArg: string, progress: Progress): Promise<string> {
-  refuseUnderWorkers(services, 'restore');
   const config = services.config();
   const file = await inputFile('file', fileArg, config);
   return inWorkDir(config.dataDir, async (dir) => {

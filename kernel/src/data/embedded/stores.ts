@@ -86,16 +86,6 @@ export function yieldTurn(): Promise<void> {
   return new Promise((done) => setImmediate(done));
 }
 
-/** Under `workers`, other processes hold the same files open: the commands that replace data refuse. */
-export function refuseUnderWorkers(services: KernelServices, command: string): void {
-  const { count } = services.server.worker;
-  if (count > 1) {
-    throw failed(
-      `${command} is not available under workers (${count} processes hold the database open and would keep stale caches): set workers to 1, or stop the server, run it in one process, and run ${command} there`,
-    );
-  }
-}
-
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
