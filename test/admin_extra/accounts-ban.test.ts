@@ -201,6 +201,23 @@ describe('ban_account, get_ban_details, unban_account', () => {
     }
   });
 
+  it('reads the bans again after clear_cache: a ban stored behind the commands\' back (a restore) is enforced', async () => {
+    await t.server.services.accounts.register('olga', 'localhost', 'olga-pw');
+    // Checked and known not banned.
+    expect(await loginOutcome(t, 'olga', 'olga-pw', 'PLAIN')).to.equal('logged in');
+    await t.server.services.storage.db('sql')('private_storage').insert({
+      host: 'localhost',
+      username: 'olga',
+      namespace: 'jabber:service:banned',
+      xml: '<banned xmlns="jabber:service:banned"><reason>restored</reason><bandate/><lastdate/><lastreason/></banned>',
+      updated_at: Date.now(),
+    });
+    expect((await api('clear_cache', {})).status).to.equal(200);
+    expect(await loginOutcome(t, 'olga', 'olga-pw', 'SCRAM-SHA-256')).to.equal('account-disabled: olga@localhost is banned: restored');
+    expect((await api('unban_account', { user: 'olga', host: 'localhost' })).status).to.equal(200);
+    expect(await loginOutcome(t, 'olga', 'olga-pw', 'PLAIN')).to.equal('logged in');
+  });
+
   it('refuses bad calls with an error that names the problem, and changes nothing', async () => {
     const missing = await api('ban_account', { user: 'nobody', host: 'localhost', reason: 'x' });
     expect(missing.status).to.equal(404);

@@ -3,7 +3,7 @@
  * details of ban_account): the stored element of an account by namespace.
  */
 import { badArgument, x, type XmlElement } from '@service/plugin-api';
-import { accountKey } from '@service/plugin-api';
+import { accountKey, type AccountKey } from '@service/plugin-api';
 import type { NamespacePolicy } from './namespaces.js';
 import type { PrivateStore } from './store.js';
 
@@ -40,6 +40,8 @@ export interface ClaimedNamespace {
   /** Stores `element`, which must be in the claimed namespace. */
   set(user: string, host: string, element: XmlElement): Promise<void>;
   delete(user: string, host: string): Promise<boolean>;
+  /** Every account holding an element of the namespace (the banned accounts, say). */
+  accounts(): Promise<AccountKey[]>;
   release(): void;
 }
 
@@ -68,6 +70,7 @@ export function privateStorageApi(store: PrivateStore, policy: NamespacePolicy):
           await store.set(accountKey(user, host), [element]);
         },
         delete: (user, host) => store.delete(accountKey(user, host), ns),
+        accounts: () => store.accountsWith(ns),
         release: () => policy.release(ns),
       };
     },

@@ -46,6 +46,12 @@ export class PrivateStore {
     return deleted > 0;
   }
 
+  /** The accounts holding an element of `namespace`. */
+  async accountsWith(namespace: string): Promise<AccountKey[]> {
+    const rows: Array<Pick<PrivateRow, 'host' | 'username'>> = await this.db(PRIVATE_TABLE).select('host', 'username').where({ namespace });
+    return rows.map((r) => ({ user: r.username, host: r.host }));
+  }
+
   async namespaces(account: AccountKey): Promise<string[]> {
     const rows: Array<Pick<PrivateRow, 'namespace'>> = await this.db(PRIVATE_TABLE)
       .select('namespace')

@@ -49,6 +49,8 @@ export function enforceBans(ctx: AdminContext, bans: BanRecords): void {
   );
   // The stored ban goes with the account's private storage; its cached answer must go too.
   hooks.add('remove_user', (user, host) => bans.forget({ user, host }), 50, owner);
+  // Stored data replaced (a restore) or caches dropped by command: bans are read again.
+  hooks.add('clear_cache', () => bans.dropAll(), 50, owner);
   hooks.add(
     'c2s_session_bound',
     async (session) => {
