@@ -7,11 +7,8 @@
  * Old last-activity records are written straight into mod_last's table: nobody can wait 40 days for a
  * logout. Recent ones come from real clients logging out.
  */
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { CONTROL_SOCKET } from '@service/kernel';
-import { ControlClient } from '../../cli/src/client.js';
-import { servicectl } from '../support/cli.js';
+import { overControlSocket, servicectl } from '../support/cli.js';
 import { testDatabases } from '../support/databases.js';
 import { serverSqlConfig, TestServer, type RawConfig } from '../support/server.js';
 import { login, stopAll, xml, xmppConfig, type Client } from '../support/xmpp.js';
@@ -141,15 +138,9 @@ describe('delete_old_users, delete_old_users_vhost', () => {
   it('reports progress to servicectl, and answers the same there', async () => {
     const accounts = t.server.services.accounts;
     for (let i = 0; i < 20; i++) await accounts.register(`bulk${i}`, 'localhost', 'pw');
-    const control = await ControlClient.connect(join(t.dir, 'data', CONTROL_SOCKET));
-    const progress: Array<{ done: number; total?: number; label?: string }> = [];
-    try {
-      const frame = await control.request({ op: 'call', command: 'delete_old_users_vhost', argv: ['localhost', '30'] }, { progress: (done, total, label) => progress.push({ done, total, label }) });
-      expect(frame).to.deep.include({ type: 'result', resultType: 'restuple' });
-      expect((frame as { result: string }).result).to.match(/^Deleted 20 users: bulk0@localhost, bulk10@localhost, bulk11@localhost, .*, bulk19@localhost, bulk1@localhost, bulk2@localhost, /);
-    } finally {
-      control.close();
-    }
+    const { progress, final: frame } = await overControlSocket(t, 'delete_old_users_vhost', ['localhost', '30']);
+    expect(frame).to.deep.include({ type: 'result', resultType: 'restuple' });
+    expect((frame as { result: string }).result).to.match(/^Deleted 20 users: bulk0@localhost, bulk10@localhost, bulk11@localhost, .*, bulk19@localhost, bulk1@localhost, bulk2@localhost, /);
     // The last frame always arrives: all 21 accounts (admin included) examined.
     expect(progress.at(-1)).to.deep.equal({ done: 21, total: 21, label: 'accounts' });
     expect(progress.every((p, i) => i === 0 || p.done >= progress[i - 1]!.done)).to.equal(true);

@@ -10,9 +10,9 @@ import { request as httpRequest } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'yaml';
 import { join } from 'node:path';
-import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
-import { WorkerLogins } from '../support/worker-logins.js';
-import { TLS_FIXTURE, expectSilence, next, stopAll, xml, type Client, type Element } from '../support/xmpp.js';
+import { freePort, spawnServer, type ServerProcess } from '../support/process.js';
+import { WorkerLogins, bothWorkersServe, twoWorkersConfig } from '../support/worker-logins.js';
+import { expectSilence, next, stopAll, xml, type Client, type Element } from '../support/xmpp.js';
 import { body, chat, delivered, refused } from './helpers.js';
 
 const SPAM_URL = 'https://cheap-pills.example/offer';
@@ -50,21 +50,12 @@ describe('mod_antispam under workers: 2', function () {
     c2s = await freePort();
     proc = await spawnServer(
       (port, dir) => {
-        const config = openConfig(port);
-        (config.listen as any[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
-        return {
-          ...config,
-          workers: 2,
-          certfiles: [TLS_FIXTURE],
-          modules: { mod_http_api: {}, mod_roster: {}, mod_presence: {}, mod_pubsub: {}, mod_antispam: { spam_urls_file: join(dir, 'urls.txt') } },
-        };
+        return twoWorkersConfig(port, c2s, { modules: { mod_http_api: {}, mod_roster: {}, mod_presence: {}, mod_pubsub: {}, mod_antispam: { spam_urls_file: join(dir, 'urls.txt') } } });
       },
       undefined,
       (dir) => writeFile(join(dir, 'urls.txt'), `${SPAM_URL}\n`),
     );
-    const deadline = Date.now() + 20_000;
-    while (!proc.output().includes('2 workers serve') && Date.now() < deadline) await sleep(50);
-    expect(proc.output()).to.include('2 workers serve');
+    await bothWorkersServe(proc);
     for (const user of ['alice', 'mallory']) await api('register', { user, host: 'localhost', password: `${user}-pw` });
     alice = await logins.client(1, 'alice', 'desk');
     mallory1 = await logins.client(1, 'mallory', 'one');

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { expect } from 'chai';
 import { servicectl } from '../support/cli.js';
-import { freePort, openConfig, respawnServer, spawnServer, type ServerProcess } from '../support/process.js';
+import { freePort, respawnServer, spawnServer, type ServerProcess } from '../support/process.js';
 import { request } from '../support/server.js';
-import { WorkerLogins } from '../support/worker-logins.js';
-import { TLS_FIXTURE, stopAll, xml, type Client } from '../support/xmpp.js';
+import { WorkerLogins, twoWorkersConfig } from '../support/worker-logins.js';
+import { stopAll, xml, type Client } from '../support/xmpp.js';
 
 describe('embedded database commands under workers', function () {
   this.timeout(120_000);
@@ -46,18 +46,13 @@ describe('embedded database commands under workers', function () {
     for (let i = 0; i < 50 && !what(); i++) await new Promise((r) => setTimeout(r, 100));
   };
   const config = (port: number) => {
-    const base = openConfig(port);
-    (base.listen as any[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
-    return {
-      ...base,
-      workers: 2,
-      certfiles: [TLS_FIXTURE],
+    return twoWorkersConfig(port, c2s, {
       api_permissions: {
         'loopback admin': { who: { acl: 'loopback' }, what: '*' },
         users: { who: 'all', from: ['mod_http_api'], what: ['get_roster'] },
       },
       modules: { mod_http_api: {}, mod_admin_extra: {}, mod_roster: {}, mod_presence: {} },
-    };
+    });
   };
   const backup = () => join(proc.dir, 'w.backup');
   const dump = () => join(proc.dir, 'w.dump');

@@ -7,9 +7,9 @@
  */
 import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
-import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
-import { WorkerLogins } from '../support/worker-logins.js';
-import { TLS_FIXTURE, stopAll, xml, type Client } from '../support/xmpp.js';
+import { freePort, spawnServer, type ServerProcess } from '../support/process.js';
+import { WorkerLogins, bothWorkersServe, twoWorkersConfig } from '../support/worker-logins.js';
+import { stopAll, xml, type Client } from '../support/xmpp.js';
 import { NS_EVENT, NS_NICK, NS_PUBSUB, announceCaps, event, publish } from './helpers.js';
 
 function call(port: number, command: string, args: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
@@ -55,13 +55,9 @@ describe('PEP and pubsub under workers: 2 (mod_pubsub, SQLite)', function () {
   before(async () => {
     c2s = await freePort();
     proc = await spawnServer((port) => {
-      const config = openConfig(port);
-      (config.listen as any[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
-      return { ...config, workers: 2, certfiles: [TLS_FIXTURE], modules: { mod_http_api: {}, mod_admin_extra: {}, mod_roster: {}, mod_presence: {}, mod_disco: {}, mod_pubsub: {} } };
+      return twoWorkersConfig(port, c2s, { modules: { mod_http_api: {}, mod_admin_extra: {}, mod_roster: {}, mod_presence: {}, mod_disco: {}, mod_pubsub: {} } });
     });
-    const deadline = Date.now() + 20_000;
-    while (!proc.output().includes('2 workers serve') && Date.now() < deadline) await sleep(50);
-    expect(proc.output()).to.include('2 workers serve');
+    await bothWorkersServe(proc);
     for (const user of ['alice', 'bob']) await api('register', { user, host: 'localhost', password: `${user}-pw` });
     for (const [a, b] of [['alice', 'bob'], ['bob', 'alice']]) await api('add_rosteritem', { localuser: a, localhost: 'localhost', user: b, host: 'localhost', nick: b, groups: [], subs: 'both' });
   });

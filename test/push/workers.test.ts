@@ -7,9 +7,9 @@
  */
 import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
-import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
-import { WorkerLogins } from '../support/worker-logins.js';
-import { TLS_FIXTURE, expectSilence, next, stopAll, xml, type Client } from '../support/xmpp.js';
+import { freePort, spawnServer, type ServerProcess } from '../support/process.js';
+import { WorkerLogins, bothWorkersServe, twoWorkersConfig } from '../support/worker-logins.js';
+import { expectSilence, next, stopAll, xml, type Client } from '../support/xmpp.js';
 import { NS_PUBSUB, NS_PUSH, pause } from './helpers.js';
 
 const NS_STANZAS = 'urn:ietf:params:xml:ns:xmpp-stanzas';
@@ -40,19 +40,12 @@ describe('push notifications with several workers (workers: 2, SQLite)', functio
   before(async () => {
     c2s = await freePort();
     proc = await spawnServer((port) => {
-      const config = openConfig(port);
-      (config.listen as any[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
-      return {
-        ...config,
-        workers: 2,
-        certfiles: [TLS_FIXTURE],
+      return twoWorkersConfig(port, c2s, {
         api_permissions: { 'loopback admin': { who: { acl: 'loopback' }, what: '*' } },
         modules: { mod_http_api: {}, mod_roster: {}, mod_presence: {}, mod_offline: {}, mod_stream_mgmt: {}, mod_push: {} },
-      };
+      });
     });
-    const deadline = Date.now() + 20_000;
-    while (!proc.output().includes('2 workers serve') && Date.now() < deadline) await pause(50);
-    expect(proc.output()).to.include('2 workers serve');
+    await bothWorkersServe(proc);
     for (const user of ['romeo', 'juliet', 'appserver', 'friar']) expect((await call(proc.port, 'register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
   });
   after(async () => {

@@ -4,11 +4,11 @@
  * either of them. Which worker carries a connection is read from the login's log line (worker-logins.ts).
  */
 import { expect } from 'chai';
-import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
+import { freePort, spawnServer, type ServerProcess } from '../support/process.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
 import { request } from '../support/server.js';
-import { WorkerLogins } from '../support/worker-logins.js';
-import { TLS_FIXTURE, next, stopAll, xml, type Client } from '../support/xmpp.js';
+import { WorkerLogins, bothWorkersServe, twoWorkersConfig } from '../support/worker-logins.js';
+import { next, stopAll, xml, type Client } from '../support/xmpp.js';
 
 /** Sends chat messages from `from` to `jid` until one arrives at `to` (a worker learns of sessions elsewhere shortly after they bind). */
 async function reach(from: Client, to: Client, jid: string): Promise<void> {
@@ -34,13 +34,9 @@ describe('max_user_sessions with several workers (workers: 2)', function () {
   before(async () => {
     c2s = await freePort();
     proc = await spawnServer((port) => {
-      const config = openConfig(port);
-      (config.listen as Array<Record<string, unknown>>).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
-      return { ...config, workers: 2, certfiles: [TLS_FIXTURE], shaper_rules: { max_user_sessions: 2 } };
+      return twoWorkersConfig(port, c2s, { shaper_rules: { max_user_sessions: 2 } });
     });
-    const deadline = Date.now() + 20_000;
-    while (!proc.output().includes('2 workers serve') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(proc.output()).to.include('2 workers serve');
+    await bothWorkersServe(proc);
     const res = await request(`http://127.0.0.1:${proc.port}/api/register`, { method: 'POST', body: JSON.stringify({ user: 'alice', host: 'localhost', password: 'alice-pw' }) });
     expect(res.status, res.text).to.equal(200);
   });

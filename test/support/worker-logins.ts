@@ -3,9 +3,25 @@
  * in turn, so a test logs in until the server's log says the login landed on the worker it wants (each
  * worker logs `authenticated` with its number). Shared by the tests that need a session on each worker.
  */
+import { expect } from 'chai';
 import { RawXmppPeer } from './raw-xmpp.js';
-import type { ServerProcess } from './process.js';
-import { loginTo, type Client } from './xmpp.js';
+import { openConfig, type ServerProcess } from './process.js';
+import type { RawConfig } from './server.js';
+import { TLS_FIXTURE, loginTo, type Client } from './xmpp.js';
+
+/** A server of `workers: 2` with a c2s listener on `c2s` (the test CA's certificate), and `extra` on top. */
+export function twoWorkersConfig(port: number, c2s: number, extra: RawConfig = {}): RawConfig {
+  const config = openConfig(port);
+  (config.listen as unknown[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
+  return { ...config, workers: 2, certfiles: [TLS_FIXTURE], ...extra };
+}
+
+/** Waits (20 s at most) until the primary says both workers serve. */
+export async function bothWorkersServe(proc: ServerProcess): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!proc.output().includes('2 workers serve') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(proc.output()).to.include('2 workers serve');
+}
 
 const ATTEMPTS = 8;
 

@@ -15,8 +15,8 @@ import { request as httpRequest } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'yaml';
 import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
-import { WorkerLogins } from '../support/worker-logins.js';
-import { TLS_FIXTURE, collect, expectChatBothWays, expectPingAcross, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
+import { WorkerLogins, bothWorkersServe, twoWorkersConfig } from '../support/worker-logins.js';
+import { collect, expectChatBothWays, expectPingAcross, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
 import { servicectl } from '../support/cli.js';
 
@@ -81,37 +81,30 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
   before(async () => {
     c2s = await freePort();
     proc = await spawnServer((port) => {
-      const config = openConfig(port);
-      (config.listen as any[]).push({ port: c2s, ip: '127.0.0.1', module: 'service_c2s' });
-      return {
-        ...config,
-        workers: 2,
-        certfiles: [TLS_FIXTURE],
+      return twoWorkersConfig(port, c2s, {
         login_failures_per_address: 6,
         login_ban_lifetime: 60,
         api_permissions: {
-          'loopback admin': { who: { acl: 'loopback' }, what: '*' },
-          users: { who: 'all', from: ['mod_http_api'], what: ['get_roster'] },
+        'loopback admin': { who: { acl: 'loopback' }, what: '*' },
+        users: { who: 'all', from: ['mod_http_api'], what: ['get_roster'] },
         },
         modules: {
-          mod_http_api: {},
-          mod_admin_extra: {},
-          mod_roster: {},
-          mod_presence: {},
-          mod_offline: {},
-          mod_stream_mgmt: {},
-          mod_version: {},
-          mod_ping: {},
-          mod_disco: {},
-          mod_muc: {},
-          mod_muc_admin: {},
+        mod_http_api: {},
+        mod_admin_extra: {},
+        mod_roster: {},
+        mod_presence: {},
+        mod_offline: {},
+        mod_stream_mgmt: {},
+        mod_version: {},
+        mod_ping: {},
+        mod_disco: {},
+        mod_muc: {},
+        mod_muc_admin: {},
         },
-      };
+      });
     });
     // Worker 1 answers first; the server serves once the primary says every worker does.
-    const deadline = Date.now() + 20_000;
-    while (!proc.output().includes('2 workers serve') && Date.now() < deadline) await sleep(50);
-    expect(proc.output()).to.include('2 workers serve');
+    await bothWorkersServe(proc);
     for (const user of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'gina', 'hugo']) expect((await api('register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
   });
   after(async () => {

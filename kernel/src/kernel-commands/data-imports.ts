@@ -15,7 +15,7 @@ import { convertSpoolDir, convertSpoolFile } from '../data/imports/jabberd14.js'
 import type { Conversion } from '../data/imports/pie.js';
 import { fsReason } from '../data/fs-reason.js';
 import { ImportInputError } from '../data/imports/errors.js';
-import { LuaSyntaxError } from '../data/imports/lua-data.js';
+import { FileSyntaxError } from '../data/syntax-error.js';
 import { convertEjabberdCfg } from '../data/convert/ejabberd-cfg.js';
 import { ErlangSyntaxError } from '../data/convert/erlang-terms.js';
 import { writeOutputFile } from './write-file.js';
@@ -76,7 +76,7 @@ export const importsCommands = [
 
 /** An input error of the importers, as a failed call (nothing was written). */
 function inputFailure(err: unknown): never {
-  if (err instanceof ImportInputError || err instanceof LuaSyntaxError || err instanceof ErlangSyntaxError) throw failed(`${err.message}; nothing was imported`);
+  if (err instanceof ImportInputError || err instanceof FileSyntaxError) throw failed(`${err.message}; nothing was imported`);
   throw err;
 }
 

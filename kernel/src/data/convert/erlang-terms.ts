@@ -4,6 +4,7 @@
  * joined), <<"binaries">>, integers (with base#digits and $c characters), floats, tuples, lists (with
  * `[H | T]`) and maps. Nothing is evaluated. A syntax error names the file, line and column.
  */
+import { FileSyntaxError } from '../syntax-error.js';
 
 export type ErlTerm =
   | { readonly kind: 'atom'; readonly value: string }
@@ -21,17 +22,7 @@ export interface LocatedTerm {
   readonly line: number;
 }
 
-export class ErlangSyntaxError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly column: number,
-    reason: string,
-  ) {
-    super(`${file}:${line}:${column}: ${reason}`);
-    this.name = 'ErlangSyntaxError';
-  }
-}
+export class ErlangSyntaxError extends FileSyntaxError {}
 
 const MAX_DEPTH = 200;
 

@@ -5,6 +5,7 @@
  * and nil. Nothing is ever evaluated; anything else is a syntax error naming the file, line and column.
  * Strings are byte strings in Lua: they are decoded as UTF-8 once complete (Prosody stores UTF-8).
  */
+import { FileSyntaxError } from '../syntax-error.js';
 
 export type LuaValue = string | number | boolean | null | LuaTable;
 
@@ -24,17 +25,7 @@ export class LuaTable {
   }
 }
 
-export class LuaSyntaxError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly column: number,
-    reason: string,
-  ) {
-    super(`${file}:${line}:${column}: ${reason}`);
-    this.name = 'LuaSyntaxError';
-  }
-}
+export class LuaSyntaxError extends FileSyntaxError {}
 
 /** Tables nested deeper than this are refused (a hostile file must not exhaust the stack). */
 const MAX_DEPTH = 200;
