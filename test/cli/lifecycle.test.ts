@@ -53,6 +53,9 @@ describe('servicectl lifecycle', () => {
       const res = await servicectl(file, 'print_sql_schema', 'mysql', '10.11', '1');
       expect(res.code, res.stderr).to.equal(0);
       expect(res.stdout).to.match(/create table `users`/);
+      // The OAuth server's tables are the kernel's too: a database made from this text serves tokens.
+      expect(res.stdout).to.match(/create table `oauth_tokens`/);
+      expect(res.stdout).to.match(/insert into `schema_migrations` .*'service_oauth'/);
     });
 
     it('starts in the background with a pid file, and status is 0', async () => {

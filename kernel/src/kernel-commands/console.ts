@@ -11,6 +11,7 @@ import { badArgument, failed, notFound } from '@service/plugin-api';
 import { defineCommand, type HandlersFor } from '@service/plugin-api';
 import type { KernelServices } from '../modules/services.js';
 import { NODE_MIGRATIONS } from '../node/identity.js';
+import { OAUTH_MIGRATIONS } from '../oauth/migrations.js';
 import { EMBEDDED_DB_FILE } from '../storage/database.js';
 import { renderSchema } from '../storage/migrations.js';
 import { type Migration, type SqlClient } from '@service/plugin-api';
@@ -134,7 +135,11 @@ export function consoleHandlers(services: KernelServices): HandlersFor<typeof co
       const client = DB_TYPES[db_type];
       if (!client) throw badArgument('db_type', `unknown db_type '${db_type}': expected pgsql, mysql or sqlite`);
       if (!(new_schema in BOOLEANS)) throw badArgument('new_schema', `new_schema must be 0, false, 1 or true, got '${new_schema}'`);
-      const owners: Array<{ owner: string; migrations: readonly Migration[] }> = [{ owner: 'kernel', migrations: [...ACCOUNT_MIGRATIONS, ...NODE_MIGRATIONS] }];
+      // The kernel's own tables, as the server migrates them at start (server.ts): accounts and nodes, then OAuth's.
+      const owners: Array<{ owner: string; migrations: readonly Migration[] }> = [
+        { owner: 'kernel', migrations: [...ACCOUNT_MIGRATIONS, ...NODE_MIGRATIONS] },
+        { owner: 'service_oauth', migrations: OAUTH_MIGRATIONS },
+      ];
       for (const module of services.config().modules.keys()) {
         owners.push({ owner: module, migrations: (await services.catalog.definition(module)).migrations ?? [] });
       }
