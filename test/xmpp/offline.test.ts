@@ -177,6 +177,42 @@ describe('XMPP offline messages (mod_offline)', () => {
   });
 });
 
+describe("mod_offline with ejabberd's access_max_user_messages", () => {
+  let t: TestServer;
+  let bob: Client;
+
+  before(async () => {
+    // ejabberd.yml's own lines: the limit by account is a shaper rule, mod_offline names it.
+    const config = xmppConfig({ mod_offline: { access_max_user_messages: 'max_user_offline_messages', max_user_messages: 5 } });
+    config.acl = { ...(config.acl as object), limited: { user: 'frank@localhost' } };
+    config.shaper_rules = { max_user_offline_messages: [{ 1: 'limited' }, 2] };
+    t = await TestServer.start(config);
+    for (const user of ['bob', 'erin', 'frank']) await t.server.services.accounts.register(user, 'localhost', `${user}-pw`);
+    bob = await login(t, { user: 'bob', password: 'bob-pw', resource: 'desk' });
+  });
+  after(async () => {
+    await stopAll(bob);
+    await t?.stop();
+  });
+
+  it('keeps as many messages as the rule gives each account, not max_user_messages', async () => {
+    const errors = collect(bob);
+    for (const n of [1, 2, 3]) await bob.send(chat('erin@localhost', `e${n}`));
+    for (const n of [1, 2]) await bob.send(chat('frank@localhost', `f${n}`));
+    await handled(bob);
+    const refused = errors.filter((s) => s.is('message') && s.attrs.type === 'error');
+    expect(refused.map((s) => [s.attrs.id, s.attrs.from])).to.deep.equal([
+      ['m-e3', 'erin@localhost'],
+      ['m-f2', 'frank@localhost'],
+    ]);
+    expect(refused[0]!.getChild('error')?.getChild('service-unavailable')).to.exist;
+    expect(refused[0]!.getChild('error')?.getChildText('text')).to.include('(2 messages)');
+    // Full queues: no marker fits, so what arrives within the pause is all there is.
+    expect((await comeOnline(t, 'erin')).map((m) => m.getChildText('body'))).to.deep.equal(['e1', 'e2']);
+    expect((await comeOnline(t, 'frank')).map((m) => m.getChildText('body'))).to.deep.equal(['f1']);
+  });
+});
+
 for (const database of testDatabases()) {
   describe(`mod_offline storage on ${database.name}`, () => {
     let t: TestServer;

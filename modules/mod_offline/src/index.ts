@@ -30,7 +30,15 @@ export default defineModule({
       min: 0,
       infinity: true,
       default: 100,
-      doc: 'Messages kept per account; beyond, a message is refused with service-unavailable (XEP-0160).',
+      doc: 'Messages kept per account when access_max_user_messages gives no number for it; beyond, a message is refused with service-unavailable (XEP-0160).',
+    },
+    access_max_user_messages: {
+      type: 'string',
+      nonEmpty: true,
+      default: 'max_user_offline_messages',
+      doc:
+        "ejabberd's option: the shaper_rules entry that gives each account its limit (max_user_offline_messages: {5000: admin, 100: all}, say). " +
+        'Where the rule is missing or gives no number for the account, max_user_messages applies.',
     },
     db_type: { type: 'enum', values: ['sql', 'mnesia'], doc: "Where messages are stored: 'sql' or 'mnesia' (the embedded store); defaults to default_db." },
   },
@@ -41,6 +49,11 @@ export default defineModule({
     const store = new OfflineStore(ctx.db);
     const locks = new KeyedLock();
     const delivery = new OfflineDelivery(store, router, sessions, locks, ctx.logger);
+    // ejabberd's limit by account (a shaper rule), else this module's own number.
+    const maxUserMessages = (account: { user: string; host: string }): number => {
+      const value = ctx.services.access().shaperRuleValue(ctx.options.access_max_user_messages, { user: account.user, server: account.host });
+      return typeof value === 'number' ? value : ctx.options.max_user_messages;
+    };
 
     // XEP-0160: the queue goes out when a session starts taking messages — its initial presence, or a
     // later presence that makes its priority non-negative again.
@@ -71,7 +84,7 @@ export default defineModule({
         middleware: [
           {
             chain: 'offline',
-            handler: offlineLayer({ store, delivery, locks, router, hooks: ctx.services.hooks, logger: ctx.logger, maxUserMessages: ctx.options.max_user_messages }),
+            handler: offlineLayer({ store, delivery, locks, router, hooks: ctx.services.hooks, logger: ctx.logger, maxUserMessages: (account) => maxUserMessages(account) }),
           },
         ],
         disco: [{ scope: 'server', features: ['msgoffline'] }],

@@ -17,8 +17,8 @@ export interface OfflineLayerDeps {
   readonly router: RouterApi;
   readonly hooks: HooksApi;
   readonly logger: Logger;
-  /** Messages kept per account (unexpired); Infinity for no limit. */
-  readonly maxUserMessages: number;
+  /** Messages kept for an account (unexpired); Infinity for no limit. Asked at each message: a reload applies. */
+  readonly maxUserMessages: (account: { user: string; host: string }) => number;
 }
 
 export function offlineLayer(deps: OfflineLayerDeps): Middleware<OfflineContext> {
@@ -43,9 +43,10 @@ export function offlineLayer(deps: OfflineLayerDeps): Middleware<OfflineContext>
     }
     const account = { user: ctx.to.user!, host: ctx.to.host };
     let outcome: 'stored' | 'full' | 'failed';
+    const limit = maxUserMessages(account);
     try {
       outcome = await locks.run(ctx.to.bare, async () => {
-        if (maxUserMessages !== Infinity && (await store.count(account, now)) >= maxUserMessages) return 'full';
+        if (limit !== Infinity && (await store.count(account, now)) >= limit) return 'full';
         await store.add(account, { from: ctx.from.full, stanza: ctx.stanza, createdAt: now, expiresAt: decision.expiresAt });
         return 'stored';
       });
@@ -55,7 +56,7 @@ export function offlineLayer(deps: OfflineLayerDeps): Middleware<OfflineContext>
       outcome = 'failed';
     }
     if (outcome === 'full') {
-      return router.bounce(ctx.stanza, new StanzaError('service-unavailable', `the recipient's offline message queue is full (${maxUserMessages} messages)`));
+      return router.bounce(ctx.stanza, new StanzaError('service-unavailable', `the recipient's offline message queue is full (${limit} messages)`));
     }
     if (outcome === 'failed') return router.bounce(ctx.stanza, new StanzaError('service-unavailable', 'the message could not be stored for the offline recipient'));
     try {

@@ -31,6 +31,12 @@ export interface AccessApi {
   /** The named rule's answer; an undefined rule denies, as in ejabberd. */
   matchRule(rule: string, subject: AclSubject): AccessAction;
   matchAcl(name: string, subject: AclSubject): boolean;
+  /**
+   * The value a shaper_rules entry gives the subject (ejabberd's limits by account, such as
+   * max_user_offline_messages): a number (Infinity for `infinity`), a name (`none` or a shaper's), or
+   * undefined when there is no rule by that name or none of its entries matches.
+   */
+  shaperRuleValue(rule: string, subject: AclSubject): number | string | undefined;
 }
 
 export interface ExecuteOptions {
