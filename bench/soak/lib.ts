@@ -230,6 +230,14 @@ export class DbObserver {
     return (pages - free) * pageSize;
   }
 
+  /**
+   * Bytes of the message archive's pages (mod_mam's tables and their indexes, from SQLite's dbstat): kept on
+   * purpose, it grows with every message archived, so the soak judges the database without it.
+   */
+  archiveBytes(): number {
+    return (this.#db.prepare("select coalesce(sum(pgsize), 0) as bytes from dbstat where name like 'mam\\_%' escape '\\'").get() as { bytes: number }).bytes;
+  }
+
   /** Rows of every table. */
   rowCounts(): Record<string, number> {
     const tables = this.#db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;

@@ -161,7 +161,7 @@ function rules(processes: number): TrendRule[] {
     { key: 'heapMiB', label: 'V8 heap live (used after the last full GC), all processes (lowest of the trailing minute)', unit: 'MiB', relative: 0.1, floor: 4 * processes + stalledMiB, envelopeS: 60 },
     { key: 'fds', label: 'open file descriptors, all processes', unit: 'fds', relative: 0.1, floor: 20 },
     { key: 'loopP99Ms', label: 'event-loop delay p99, worst process', unit: 'ms', relative: 0.5, floor: 10, quietOnly: true },
-    { key: 'dbUsedKiB', label: 'database in use (pages − free pages)', unit: 'KiB', relative: 0.1, floor: 256 },
+    { key: 'dbUsedKiB', label: 'database in use (pages − free pages) outside the message archive', unit: 'KiB', relative: 0.1, floor: 256 },
   ];
 }
 /**
@@ -645,7 +645,9 @@ interface Sample {
   dbKiB: number;
   dbFileKiB: number;
   walKiB: number;
+  /** Pages in use outside the message archive (mod_mam keeps every message on purpose). */
   dbUsedKiB: number;
+  archiveKiB: number;
   sessions: number;
   /** Differences of the counters over the interval. */
   load: Partial<Counters>;
@@ -731,8 +733,10 @@ class Sampler {
     const max = (f: (p: ProcessSample) => number) => Math.max(...processes.map(f).filter(Number.isFinite));
     const { dbBytes, walBytes } = this.db.onDisk();
     let dbUsed = NaN;
+    let archive = NaN;
     try {
-      dbUsed = this.db.usedBytes();
+      archive = this.db.archiveBytes();
+      dbUsed = this.db.usedBytes() - archive;
     } catch (err) {
       errors.add('sampler: database', err);
     }
@@ -773,6 +777,7 @@ class Sampler {
       dbFileKiB: round1(dbBytes / 1024),
       walKiB: round1(walBytes / 1024),
       dbUsedKiB: round1(dbUsed / 1024),
+      archiveKiB: round1(archive / 1024),
       sessions,
       load,
       chatP99Ms: chat.length ? round2(percentile(chat, 99)) : NaN,
@@ -817,7 +822,7 @@ function perMinute(samples: Sample[]): Sample[] {
 }
 
 function csv(samples: Sample[]): string {
-  const cols = ['t', 'rssMiB', 'heapMiB', 'heapMinMiB', 'heapNowMiB', 'fds', 'loopP99Ms', 'loopMaxMs', 'cpuPct', 'dbKiB', 'dbFileKiB', 'walKiB', 'dbUsedKiB', 'sessions', 'chatP99Ms', 'loginP99Ms', 'generatorLoopP99Ms', 'generatorCpuPct', 'otherCpuPct'] as const;
+  const cols = ['t', 'rssMiB', 'heapMiB', 'heapMinMiB', 'heapNowMiB', 'fds', 'loopP99Ms', 'loopMaxMs', 'cpuPct', 'dbKiB', 'dbFileKiB', 'walKiB', 'dbUsedKiB', 'archiveKiB', 'sessions', 'chatP99Ms', 'loginP99Ms', 'generatorLoopP99Ms', 'generatorCpuPct', 'otherCpuPct'] as const;
   const loadCols = Object.keys(counters) as Array<keyof Counters>;
   const lines = [[...cols, ...loadCols.map((k) => `load.${k}`), 'processes'].join(',')];
   for (const s of samples) lines.push([...cols.map((c) => s[c]), ...loadCols.map((k) => s.load[k] ?? ''), s.processes.length].join(','));
@@ -1097,6 +1102,7 @@ async function main(): Promise<number> {
     const info: TrendVerdict[] = (
       [
         { key: 'dbKiB', label: 'database on disk (file + -wal), not judged', unit: 'KiB', relative: 0.1, floor: 256 },
+        { key: 'archiveKiB', label: 'message archive in use (mod_mam keeps every message), not judged', unit: 'KiB', relative: 0.1, floor: 256 },
         { key: 'heapMinMiB', label: 'V8 heap used, lowest of the interval, not judged', unit: 'MiB', relative: 0.1, floor: 4 },
         { key: 'heapNowMiB', label: 'V8 heap used at the sample, not judged', unit: 'MiB', relative: 0.1, floor: 4 },
         { key: 'cpuPct', label: 'CPU of the server, % of one core, not judged', unit: '%', relative: 0.25, floor: 5 },
@@ -1187,7 +1193,7 @@ async function main(): Promise<number> {
     );
     md.push(sampleTable(perMinute(samples), WARMUP_S));
     md.push(
-      '\nRSS, fds and CPU are the sums over the server\'s processes (from /proc); heap is the sum of each process\'s V8 heap used right after its last full (mark-compact) collection, the live heap (probe); loop delay is the worst process\'s p99 over the interval; db KiB is service.db + service.db-wal on disk, "in use" (page_count − freelist_count) × page_size; msgs/s are chat messages received.\n',
+      '\nRSS, fds and CPU are the sums over the server\'s processes (from /proc); heap is the sum of each process\'s V8 heap used right after its last full (mark-compact) collection, the live heap (probe); loop delay is the worst process\'s p99 over the interval; db KiB is service.db + service.db-wal on disk, "in use" (page_count − freelist_count) × page_size less the pages of the message archive (the tables and indexes of mod_mam, which grow with every message by design; see the archive line below); msgs/s are chat messages received.\n',
     );
     md.push('### Trends over the steady window\n');
     md.push('| metric | steady mean | slope per min | growth over the window | tolerance | verdict |\n|---|---:|---:|---:|---:|---|');
@@ -1226,6 +1232,11 @@ async function main(): Promise<number> {
     const rowDiff = Object.keys(rowsAtEnd)
       .map((name) => ({ name, steady: rowsAtSteady?.[name] ?? NaN, end: rowsAtEnd[name]!, before: baseline.rows[name] ?? 0 }))
       .filter((r) => r.end !== r.before || r.end !== r.steady);
+    const archived = (rowsAtEnd.mam_messages ?? 0) - (rowsAtSteady?.mam_messages ?? NaN);
+    const archiveGrowth = (samples.at(-1)?.archiveKiB ?? NaN) - (steady[0]?.archiveKiB ?? NaN);
+    if (archived > 0 && Number.isFinite(archiveGrowth)) {
+      md.push(`\nMessage archive: ${round1(archiveGrowth)} KiB more over the steady window for ${archived} rows archived (a message is archived once for each local account it concerns), ${Math.round((archiveGrowth * 1024) / archived)} bytes a row (table and indexes).`);
+    }
     if (rowDiff.length) md.push(`\nTable rows (before the load → start of steady state → end of the load): ${rowDiff.map((r) => `${r.name} ${r.before} → ${r.steady} → ${r.end}`).join('; ')}.`);
     if (replaced.length > 1 || (replaced.length === 1 && replaced[0]![0] !== server.pid)) md.push(`\nProcesses that came or went during the run: ${replaced.map(([pid, s]) => `${pid} (${s.role}, ${fmtT(s.firstT)}–${fmtT(s.lastT)})`).join(', ')}.`);
     if (errors.counts.size) {
@@ -1247,7 +1258,7 @@ async function main(): Promise<number> {
       const rule = RULES.find((r) => r.key === key);
       const steadyPts = (rule ? steadyOf(rule) : steady.map((s) => ({ tMin: s.t / 60, value: s[key] }))).filter((p) => Number.isFinite(p.value));
       return {
-        label: { rssMiB: 'RSS', heapMiB: 'V8 heap after the last full GC', fds: 'open fds', loopP99Ms: 'event-loop delay p99', dbKiB: 'database on disk', dbUsedKiB: 'database in use', cpuPct: 'CPU' }[key],
+        label: { rssMiB: 'RSS', heapMiB: 'V8 heap after the last full GC', fds: 'open fds', loopP99Ms: 'event-loop delay p99', dbKiB: 'database on disk', dbUsedKiB: 'database in use outside the archive', cpuPct: 'CPU' }[key],
         unit: { rssMiB: 'MiB', heapMiB: 'MiB', fds: 'fds', loopP99Ms: 'ms', dbKiB: 'KiB', dbUsedKiB: 'KiB', cpuPct: '% of a core' }[key],
         points: samples.map((s) => ({ tMin: s.t / 60, value: s[key] })),
         envelope: rule?.envelopeS ? steadyOf(rule) : undefined,
