@@ -21,7 +21,6 @@ import { fileState, liveState, overControlSocket, readContainer, registrationLoa
 
 const MODULES = { mod_roster: {}, mod_presence: {}, mod_vcard: { db_type: 'mnesia' }, mod_admin_extra: {}, mod_muc: {}, mod_muc_admin: {} };
 
-/** A state with the load's accounts (and nothing else) left out of `users`. */
 /**
  * The state without the accounts a registration load made (user names starting with `prefix`). Matched on the
  * username column: a bare `"bf` also matched base64 SCRAM keys that happen to start with those letters, which

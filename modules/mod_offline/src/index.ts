@@ -84,7 +84,7 @@ export default defineModule({
         middleware: [
           {
             chain: 'offline',
-            handler: offlineLayer({ store, delivery, locks, router, hooks: ctx.services.hooks, logger: ctx.logger, maxUserMessages: (account) => maxUserMessages(account) }),
+            handler: offlineLayer({ store, delivery, locks, router, hooks: ctx.services.hooks, logger: ctx.logger, maxUserMessages }),
           },
         ],
         disco: [{ scope: 'server', features: ['msgoffline'] }],
