@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { AccountService } from './accounts/accounts.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
 import { ACCOUNT_MIGRATIONS } from './accounts/migrations.js';
-import { scramHashesOf } from './accounts/scram.js';
+import { PBKDF2_IMPLEMENTATION, scramHashesOf } from './accounts/scram.js';
 import { unstoredScramMechanisms } from './xmpp/sasl/scram.js';
 import { CommandBus } from './commands/bus.js';
 import { CommandRegistry } from './commands/registry.js';
@@ -346,6 +346,9 @@ export class Server implements ServerControl, ServerActions {
         }
         if (config.login_failures_per_address !== undefined) {
           this.#logger.warn({ option: 'login_failures_per_address' }, 'login_failures_per_address is deprecated: enable mod_fail2ban and set its c2s_max_auth_failures (and c2s_auth_ban_lifetime); while mod_fail2ban does not run, this option still bans addresses');
+        }
+        if (PBKDF2_IMPLEMENTATION.problem !== undefined && config.auth_password_format === 'scram') {
+          this.#logger.warn({ reason: PBKDF2_IMPLEMENTATION.problem }, "the native PBKDF2 (@service/pbkdf2) is not built: SCRAM keys are derived with node:crypto's, about half as fast");
         }
         await this.#link?.start();
         await this.#modules.apply(desiredModules(config));

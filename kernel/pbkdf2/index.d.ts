@@ -1,0 +1,14 @@
+/** The hashes SCRAM uses, by node:crypto's names. */
+export type Pbkdf2Hash = 'sha1' | 'sha256' | 'sha512';
+
+/**
+ * One output block of PBKDF2-HMAC-`hash` (as long as the hash's digest), derived in libuv's thread pool; the
+ * same bytes as `crypto.pbkdf2(password, salt, iterations, digestLength, hash)`. Undefined when the addon is not
+ * built (then `nativePbkdf2Problem` says why).
+ */
+export declare const nativePbkdf2:
+  | ((password: Uint8Array, salt: Uint8Array, iterations: number, hash: Pbkdf2Hash) => Promise<Buffer>)
+  | undefined;
+
+/** Why the addon could not be loaded, or undefined when it is. */
+export declare const nativePbkdf2Problem: string | undefined;

@@ -1,0 +1,27 @@
+/**
+ * PBKDF2-HMAC for SCRAM, about twice as fast as node:crypto's (see src/pbkdf2.c for why), or undefined when the
+ * native addon was not built here (no compiler at install time): the server then uses crypto.pbkdf2 and says so
+ * once at start. Both give the same bytes; test/unit/pbkdf2.test.ts compares them.
+ */
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const HASH_NUMBER = { sha1: 0, sha256: 1, sha512: 2 };
+
+let binding;
+let problem;
+try {
+  binding = require('./build/Release/pbkdf2.node');
+} catch (err) {
+  problem = err instanceof Error ? err.message : String(err);
+}
+
+export const nativePbkdf2 = binding
+  ? (password, salt, iterations, hash) => {
+      const number = HASH_NUMBER[hash];
+      if (number === undefined) return Promise.reject(new TypeError(`unknown PBKDF2 hash ${String(hash)}`));
+      return binding.derive(password, salt, iterations, number);
+    }
+  : undefined;
+
+export const nativePbkdf2Problem = problem;

@@ -1,0 +1,96 @@
+/**
+ * The kernel's native PBKDF2 (@service/pbkdf2) against node:crypto's: the same bytes for every hash SCRAM uses,
+ * for passwords shorter and longer than a block, any salt, one round or thousands; bad arguments refused with
+ * a TypeError; the work off the event loop. CI builds the addon (it has a compiler), so it must be loaded here.
+ */
+import { expect } from 'chai';
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { nativePbkdf2, nativePbkdf2Problem, type Pbkdf2Hash } from '@service/pbkdf2';
+import { PBKDF2_IMPLEMENTATION, saltPassword } from '../../kernel/src/accounts/scram.js';
+
+const DIGEST_LENGTH: Record<Pbkdf2Hash, number> = { sha1: 20, sha256: 32, sha512: 64 };
+
+function native(): NonNullable<typeof nativePbkdf2> {
+  expect(nativePbkdf2Problem, 'the addon failed to load').to.equal(undefined);
+  return nativePbkdf2!;
+}
+
+describe('native PBKDF2 (@service/pbkdf2)', () => {
+  it('is what SCRAM derives with here', () => {
+    native();
+    expect(PBKDF2_IMPLEMENTATION).to.deep.equal({ name: 'native' });
+  });
+
+  it('matches RFC 6070 (PBKDF2-HMAC-SHA1)', async () => {
+    const derive = native();
+    const vectors: Array<[string, string, number, string]> = [
+      ['password', 'salt', 1, '0c60c80f961f0e71f3a9b524af6012062fe037a6'],
+      ['password', 'salt', 2, 'ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957'],
+      ['password', 'salt', 4096, '4b007901b765489abead49d926f721d065a429c1'],
+    ];
+    for (const [password, salt, rounds, hex] of vectors) {
+      const out = await derive(Buffer.from(password), Buffer.from(salt), rounds, 'sha1');
+      expect(out.toString('hex'), `${password}/${salt}/${rounds}`).to.equal(hex);
+    }
+  });
+
+  it('gives node:crypto\'s bytes for every hash, password length around the block size, salt and round count', async () => {
+    const derive = native();
+    for (const hash of ['sha1', 'sha256', 'sha512'] as const) {
+      for (const length of [0, 1, 19, 20, 63, 64, 65, 127, 128, 129, 1000]) {
+        for (const rounds of [1, 2, 3, 100, 4096]) {
+          const password = randomBytes(length);
+          const salt = randomBytes((length * 7 + rounds) % 97);
+          const expected = pbkdf2Sync(password, salt, rounds, DIGEST_LENGTH[hash], hash);
+          const got = await derive(password, salt, rounds, hash);
+          expect(got.equals(expected), `${hash}, ${length}-byte password, ${salt.length}-byte salt, ${rounds} rounds`).to.equal(true);
+        }
+      }
+    }
+  });
+
+  it('derives the SaltedPassword of SASLprepped passwords as node:crypto does', async () => {
+    const salt = randomBytes(16);
+    for (const password of ['pencil', 'p\u00e4ssw\u00f6rd', 'I\u00ADX', '\u2168', '\u{1F511} key']) {
+      const got = await saltPassword(password, salt, 4096, 'sha256');
+      const expected = pbkdf2Sync(password.normalize('NFKC').replace(/\u00AD/g, ''), salt, 4096, 32, 'sha256');
+      expect(got.equals(expected), JSON.stringify(password)).to.equal(true);
+    }
+  });
+
+  it('refuses bad arguments with a TypeError, before any work', () => {
+    const derive = native();
+    const calls: Array<() => unknown> = [
+      () => derive('password' as unknown as Buffer, Buffer.alloc(16), 1, 'sha1'),
+      () => derive(Buffer.alloc(8), [1, 2] as unknown as Buffer, 1, 'sha1'),
+      () => derive(Buffer.alloc(8), Buffer.alloc(16), 0, 'sha1'),
+      () => derive(Buffer.alloc(8), Buffer.alloc(16), -5, 'sha1'),
+      () => derive(Buffer.alloc(8), Buffer.alloc(16), 1.5, 'sha1'),
+      () => derive(Buffer.alloc(8), Buffer.alloc(16), 2 ** 32 + 1, 'sha1'),
+      () => derive(Buffer.alloc(8), Buffer.alloc(16), Number.NaN, 'sha1'),
+    ];
+    for (const call of calls) expect(call).to.throw(TypeError);
+  });
+
+  it('rejects an unknown hash', async () => {
+    const derive = native();
+    const outcome = await derive(Buffer.alloc(8), Buffer.alloc(16), 1, 'md5' as Pbkdf2Hash).then(
+      () => 'resolved',
+      (err: Error) => `${err.name}: ${err.message}`,
+    );
+    expect(outcome).to.equal('TypeError: unknown PBKDF2 hash md5');
+  });
+
+  it('works off the event loop: timers fire while derivations run', async () => {
+    const derive = native();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 64 }, () => derive(Buffer.from('benchpass'), randomBytes(16), 20_000, 'sha256')));
+    const elapsed = performance.now() - started;
+    clearInterval(timer);
+    // 64 × 20 000 rounds take far longer than a few milliseconds; the loop kept turning meanwhile.
+    expect(elapsed).to.be.greaterThan(20);
+    expect(ticks).to.be.greaterThan(elapsed / 20);
+  });
+});
