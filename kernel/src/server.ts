@@ -1,20 +1,20 @@
 /**
  * The server: reads the configuration, opens storage, creates the kernel services, registers the kernel's
- * commands, starts the modules and the listeners; and stops, restarts and reloads all of it.
+ * commands, starts the modules and the listeners; and stops, restarts and reloads all of it. It composes; the
+ * parts it wires live with their subjects: the listeners (listeners/listener-set.ts), the OAuth server
+ * (oauth/wiring.ts), client streams (xmpp/c2s/environment.ts), the documentation (docs/command-docs.ts).
  */
 import { asValue, createContainer, type AwilixContainer } from 'awilix';
 import { mkdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { AccountService } from './accounts/accounts.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
 import { ACCOUNT_MIGRATIONS } from './accounts/migrations.js';
 import { PBKDF2_IMPLEMENTATION, scramHashesOf } from './accounts/scram.js';
-import { unstoredScramMechanisms } from './xmpp/sasl/scram.js';
 import { CommandBus } from './commands/bus.js';
 import { CommandRegistry } from './commands/registry.js';
-import type { CommandDecl } from '@service/plugin-api';
 import type { ListenerConfig } from './config/listeners.js';
 import type { CommandDoc } from '@service/plugin-api';
 import { loadConfigFile, parseConfig, type Config, type ConfigContext } from './config/load.js';
@@ -23,24 +23,20 @@ import { CONTROL_SOCKET } from './ctl/protocol.js';
 import { HookBus } from './hooks/hooks.js';
 import { HttpAuthenticator } from './http/authenticate.js';
 import { HttpHandlerRegistry } from './http/handlers.js';
-import { startHttpListener, type RunningHttpListener } from './http/listener.js';
+import { singleHandlerServer } from './http/listener.js';
 import { LogService } from './log/log-service.js';
 import type { Logger } from './log/logger.js';
 import { kernelCommandHandlers } from './kernel-commands/index.js';
 import { NODE_MIGRATIONS, NodeIdentity } from './node/identity.js';
-import type { C2sListenerConfig, HttpListenerConfig } from './config/listeners.js';
 import { OAUTH_MIGRATIONS } from './oauth/migrations.js';
-import { oauthBearerMechanism, xOAuth2Mechanism } from './oauth/sasl.js';
-import { OAUTH_HANDLER, OAuthEndpoints } from './oauth/endpoints/handler.js';
-import type { ModelStore } from './oauth/provider/model-store.js';
-import { OAuthService } from './oauth/service.js';
-import { startC2sListener } from './xmpp/c2s/listener.js';
+import { OAUTH_HANDLER } from './oauth/endpoints/handler.js';
+import { attachOAuth, createOAuthService } from './oauth/wiring.js';
+import { attachClientStreams } from './xmpp/c2s/environment.js';
 import type { C2SEnvironment } from './xmpp/c2s/stream.js';
-import { WEBSOCKET_HANDLER, webSocketEndpoint, type WebSocketEndpoint } from './xmpp/c2s/websocket.js';
-import { StreamError } from '@service/plugin-api';
+import { WEBSOCKET_HANDLER, type WebSocketEndpoint } from './xmpp/c2s/websocket.js';
 import { XmppService } from './xmpp/service.js';
-import { certificateStore, loadCertificates, selfSignedCertificate, type CertificateStore } from './xmpp/tls/certificates.js';
-import { DEFAULT_LIMITS } from '@service/plugin-api';
+import { ListenerSet } from './listeners/listener-set.js';
+import { commandDocs, documentationApi } from './docs/command-docs.js';
 import { ModuleCatalog } from './modules/catalog.js';
 import { ListenerKinds } from './modules/listener-kinds.js';
 import { desiredModules } from './modules/desired.js';
@@ -52,13 +48,12 @@ import { Storage, type DbKind } from './storage/database.js';
 import { applyInstalledFallback } from './data/embedded/fallback.js';
 import { dropStaleState } from './data/embedded/replace.js';
 import { KERNEL_VERSION } from './version.js';
-import { docsAtVersion, openApiDocument } from './docs/openapi.js';
 import { ModuleAdministration } from './modules/administration.js';
 import { PortabilityRegistry } from './modules/portability-registry.js';
 import { SharedCaches } from './caches/shared-caches.js';
 import { PluginInstaller, type ModuleRuntime } from './plugins/installer.js';
 import { pluginSettings } from './plugins/settings.js';
-import type { WorkersControl } from './workers/control.js';
+import { workersControl } from './workers/control.js';
 import { ProcessChannels } from './workers/channels.js';
 import { ServerNodes } from './node/nodes.js';
 import type { ServerAction } from './workers/messages.js';
@@ -96,13 +91,6 @@ export interface ServerOptions {
   readonly worker?: WorkerIdentity;
 }
 
-interface RunningListener {
-  readonly config: ListenerConfig;
-  readonly http?: RunningHttpListener;
-  close(): Promise<void>;
-  port(): number;
-}
-
 export class Server implements ServerControl, ServerActions {
   #status: ServerControl['status'] = 'starting';
   #startedAt = Date.now();
@@ -112,15 +100,12 @@ export class Server implements ServerControl, ServerActions {
   #catalog!: ModuleCatalog;
   #modules!: ModuleManager;
   #container!: AwilixContainer;
-  #listeners: RunningListener[] = [];
+  /** Kept across restarts, with the ports the system chose for `port: 0`. */
+  readonly #listeners = new ListenerSet(() => ({ config: this.#config, http: this.#http, kinds: this.#listenerKinds, c2s: this.#c2sEnvironment, logger: this.#logger }));
   #control?: ControlServer;
   #c2sEnvironment!: C2SEnvironment;
   #websocket?: WebSocketEndpoint;
-  #certificates?: CertificateStore;
   #purgeTimer?: NodeJS.Timeout;
-  #oauthModels?: ModelStore;
-  /** Ports chosen by the system for `port: 0`, kept across a restart. */
-  #boundPorts = new Map<number, number>();
   // Recreated on every boot, so a restart starts from a clean slate (no hook or handler left behind).
   #hooks = new HookBus();
   #registry = new CommandRegistry();
@@ -190,12 +175,12 @@ export class Server implements ServerControl, ServerActions {
 
   /** The bound port of each listener, in configuration order. */
   ports(): number[] {
-    return this.#listeners.map((l) => l.port());
+    return this.#listeners.ports();
   }
 
   /** The port of the first listener of a kind (tests and tools). */
   portOf(module: ListenerConfig['module']): number | undefined {
-    return this.#listeners.find((l) => l.config.module === module)?.port();
+    return this.#listeners.portOf(module);
   }
 
   stop(): void {
@@ -354,7 +339,7 @@ export class Server implements ServerControl, ServerActions {
         await this.#modules.apply(desiredModules(config));
         // Under workers, worker 1 serves servicectl: the commands see the whole server from any worker.
         if ((this.options.worker?.index ?? 1) === 1) this.#control = await ControlServer.start(join(config.dataDir, CONTROL_SOCKET), this.#services, this.#logger);
-        for (const listener of config.listen) this.#listeners.push(await this.#startListener(listener));
+        await this.#listeners.openAll();
         this.#link?.ready();
       }
     } catch (err) {
@@ -367,11 +352,11 @@ export class Server implements ServerControl, ServerActions {
     // node: under workers, worker 1 purges).
     if (this.worker.index === 1) this.#purgeTimer = setInterval(() => {
       this.#services.oauth.tokens.purgeExpired().catch((err: unknown) => this.#logger.warn({ err }, 'purging expired OAuth tokens failed'));
-      this.#oauthModels?.purgeExpired().catch((err: unknown) => this.#logger.warn({ err }, 'purging expired OAuth sessions and codes failed'));
+      this.#services.oauth.models.purgeExpired().catch((err: unknown) => this.#logger.warn({ err }, 'purging expired OAuth sessions and codes failed'));
     }, TOKEN_PURGE_INTERVAL_MS);
     this.#purgeTimer?.unref();
     this.#logger.notice(
-      { node: config.node_name, hosts: config.hosts, modules: this.#modules.running(), listeners: this.#listeners.map((l) => `${l.config.module}:${l.port()}`) },
+      { node: config.node_name, hosts: config.hosts, modules: this.#modules.running(), listeners: this.#listeners.describe() },
       'service %s started on %s',
       KERNEL_VERSION,
       config.node_name,
@@ -392,7 +377,7 @@ export class Server implements ServerControl, ServerActions {
     this.#http = new HttpHandlerRegistry();
     this.#scopes = new ScopeRegistry();
     this.#listenerKinds = new ListenerKinds();
-    this.#listenerKinds.onRemoved((kind) => this.#closeListenersOf(kind));
+    this.#listenerKinds.onRemoved((kind) => this.#listeners.closeKind(kind));
     const caches = new SharedCaches(this.#hooks);
     const accounts = new AccountService(
       () => this.#storage.db(this.#authDb()),
@@ -418,13 +403,6 @@ export class Server implements ServerControl, ServerActions {
     ));
     this.#administration = new ModuleAdministration(this.#catalog, this.#runtime, () => this.#config, this.#logger);
     const worker = this.options.worker;
-    const workers: WorkersControl = {
-      ...(worker ? { identity: worker } : {}),
-      pid: worker ? process.ppid : process.pid,
-      everyWorker: (action) => this.#link?.everyWorker(action),
-      serving: () => this.#link?.serving ?? { serving: 1, count: 1 },
-      rotateLog: () => this.#link?.rotateLog(),
-    };
     const processes = new ProcessChannels(worker?.index ?? 1, worker?.count ?? 1);
     const services: KernelServices = {
       config: () => this.#config,
@@ -437,33 +415,16 @@ export class Server implements ServerControl, ServerActions {
       http: this.#http,
       scopes: this.#scopes,
       server: this,
-      workers,
+      workers: workersControl(worker, () => this.#link),
       processes,
       nodes: new ServerNodes(() => this.#config.node_name, processes),
       logins,
       httpAuth: new HttpAuthenticator(accounts, logins),
       tokens: { revokeAccount: (account) => this.#services.oauth.tokens.revokeWhere({ account }) },
       listenerKinds: this.#listenerKinds,
-      httpServer: {
-        serve: async (config, handler) => {
-          // The kernel's HTTP stack with one mount, at /, for the one handler.
-          const handlers = new HttpHandlerRegistry();
-          handlers.register('serve', handler, config.module);
-          const listener = { ...config, request_handlers: { '/': 'serve' }, custom_headers: {} } as unknown as HttpListenerConfig;
-          const http = await startHttpListener(listener, handlers, this.#logger, config.certfile ?? this.#config.certfiles[0]);
-          return { port: () => http.port(), close: () => http.close() };
-        },
-      },
+      httpServer: singleHandlerServer(this.#logger, () => this.#config.certfiles[0]),
       commandDocs: (options) => this.#commandDocs(options?.runtimeOnly ?? false),
-      docs: {
-        commands: (options) => this.#commandDocs(options?.runtimeOnly ?? false),
-        openApi: async ({ version, serverUrl }) => {
-          const loaded = await this.#commandDocs(true);
-          const docs = version === undefined ? loaded : docsAtVersion(loaded, version);
-          const title = version === undefined ? 'Administration command API' : `Administration command API, version ${version}`;
-          return openApiDocument(docs, { title, version: KERNEL_VERSION, serverUrl });
-        },
-      },
+      docs: documentationApi((runtimeOnly) => this.#commandDocs(runtimeOnly)),
       catalog: this.#catalog,
       modules: this.#administration,
       caches,
@@ -471,82 +432,13 @@ export class Server implements ServerControl, ServerActions {
       plugins: new PluginInstaller(this.#catalog, () => pluginSettings(this.#config), this.#runtime, this.#logger),
       node: new NodeIdentity(() => this.#storage.db(this.#config.default_db)),
       xmpp: new XmppService(this.#hooks, accounts, () => this.#config.hosts, this.#logger),
-      oauth: new OAuthService(
-        () => this.#storage.db(this.#oauthDb()),
-        () => ({
-          expire: this.#config.oauth_expire,
-          access: this.#config.oauth_access,
-          clientIdCheck: this.#config.oauth_client_id_check,
-          cache: {
-            enabled: this.#config.oauth_use_cache,
-            size: this.#config.oauth_cache_size,
-            lifeTimeMs: this.#config.oauth_cache_life_time * 1000,
-            cacheMissed: this.#config.oauth_cache_missed,
-          },
-        }),
-        this.#scopes,
-        this.#registry,
-        () => this.#config.access,
-        this.#logger,
-        caches,
-      ),
+      oauth: createOAuthService(() => this.#config, () => this.#storage.db(this.#oauthDb()), this.#scopes, this.#registry, this.#logger, caches),
     };
     this.#services = services;
-    services.httpAuth.setBearerResolver((token) => services.oauth.resolveBearer(token));
-    services.xmpp.sasl.register(xOAuth2Mechanism(() => services.oauth), 'kernel', 80);
-    services.xmpp.sasl.register(oauthBearerMechanism(() => services.oauth), 'kernel', 81);
-    this.#oauthModels = services.oauth.models;
-    const endpoints = new OAuthEndpoints({
-      oauth: () => services.oauth,
-      accounts,
-      logins,
-      models: this.#oauthModels,
-      dataDir: () => this.#config.dataDir,
-      hosts: () => this.#config.hosts,
-      logger: this.#logger,
-      settings: () => ({
-        issuer: this.#config.oauth_issuer,
-        accessTtl: this.#config.oauth_expire,
-        refreshTtl: this.#config.oauth_refresh_token_expire,
-        clientsAllowed: this.#config.oauth_client_id_check !== 'deny',
-      }),
-    });
-    this.#http.register(OAUTH_HANDLER, endpoints.handler(), 'kernel');
-    this.#hooks.add('clear_cache', () => services.oauth.tokens.clearCache());
-    this.#hooks.add('remove_user', async (user, host) => {
-      await services.oauth.removeAccount({ user, host });
-    });
-    this.#c2sEnvironment = {
-      xmpp: services.xmpp,
-      accounts,
-      logins,
-      hooks: this.#hooks,
-      logger: this.#logger,
-      hosts: () => this.#config.hosts,
-      disabledMechanisms: (host) => {
-        const perHost = Object.entries(this.#config.host_config).find(([name]) => name.toLowerCase() === host)?.[1];
-        const disabled = perHost?.disable_sasl_mechanisms ?? this.#config.disable_sasl_mechanisms;
-        // A SCRAM mechanism whose hash is not stored could not succeed: not offered (plain storage has them all).
-        if (this.#config.auth_password_format === 'plain') return disabled;
-        return [...disabled, ...unstoredScramMechanisms(scramHashesOf(this.#config.auth_scram_hash))];
-      },
-      access: () => this.#config.access,
-    };
-    // An account that is removed is logged out everywhere.
-    this.#hooks.add('remove_user', async (user, host) => {
-      await services.xmpp.kickAccount(`${user}@${host}`, new StreamError('not-authorized', 'Your account has been removed'));
-    }, 10);
-    const websocket = webSocketEndpoint(this.#c2sEnvironment, () => {
-      const c2s = this.#config.listen.find((l): l is C2sListenerConfig => l.module === 'service_c2s');
-      return {
-        maxStanzaSize: c2s?.max_stanza_size ?? DEFAULT_LIMITS.maxStanzaSize,
-        access: c2s?.access ?? 'all',
-        negotiationTimeoutMs: (c2s?.negotiation_timeout ?? 30) * 1000,
-      };
-    });
-    this.#websocket = websocket;
-    this.#http.register(WEBSOCKET_HANDLER, websocket.http, 'kernel');
-    this.#http.registerUpgrade(WEBSOCKET_HANDLER, websocket.upgrade, 'kernel');
+    attachOAuth(services, () => this.#config);
+    const streams = attachClientStreams(services, () => this.#config);
+    this.#c2sEnvironment = streams.environment;
+    this.#websocket = streams.websocket;
     this.#container = createContainer({ strict: true });
     this.#container.register(Object.fromEntries(Object.entries(services).map(([k, v]) => [k, asValue(v)])));
     this.#registerKernelCommands();
@@ -555,80 +447,12 @@ export class Server implements ServerControl, ServerActions {
     if (worker) this.#link = new WorkerLink(worker, this.#config.dataDir, services, logins, this, this.#logger);
   }
 
-  async #commandDocs(runtimeOnly: boolean): Promise<CommandDoc[]> {
-    const docs = new Map<string, CommandDoc>();
-    for (const name of this.#registry.names()) {
-      const versions = this.#registry.versions(name);
-      const latest = versions[versions.length - 1]!;
-      docs.set(name, { decl: latest.decl, older: versions.slice(0, -1).map((v) => v.decl), module: latest.module, loaded: true });
-    }
-    if (!runtimeOnly) {
-      for (const module of await this.#catalog.available()) {
-        if (this.#modules.isRunning(module)) continue;
-        let declared: readonly CommandDecl[] = [];
-        try {
-          declared = (await this.#catalog.definition(module)).commands ?? [];
-        } catch {
-          continue; // A module that cannot load documents nothing; its error shows when it is enabled.
-        }
-        const byName = new Map<string, CommandDecl[]>();
-        for (const decl of declared) byName.set(decl.name, [...(byName.get(decl.name) ?? []), decl]);
-        for (const [name, decls] of byName) {
-          if (docs.has(name)) continue;
-          const sorted = decls.sort((a, b) => (a.version ?? 0) - (b.version ?? 0));
-          docs.set(name, { decl: sorted[sorted.length - 1]!, older: sorted.slice(0, -1), module, loaded: false });
-        }
-      }
-    }
-    return [...docs.values()].sort((a, b) => a.decl.name.localeCompare(b.decl.name));
+  #commandDocs(runtimeOnly: boolean): Promise<CommandDoc[]> {
+    return commandDocs(this.#registry, this.#catalog, (module) => this.#modules.isRunning(module), runtimeOnly);
   }
 
   #registerKernelCommands(): void {
     for (const [decl, handler] of kernelCommandHandlers(this.#services, () => this.#logs)) this.#registry.register(decl, handler, 'kernel');
-  }
-
-  async #startListener(config: ListenerConfig): Promise<RunningListener> {
-    const index = this.#config.listen.indexOf(config);
-    // After a restart, a `port: 0` listener keeps the port it had, so clients can reconnect.
-    const port = config.port === 0 ? (this.#boundPorts.get(index) ?? 0) : config.port;
-    const effective = { ...config, port } as ListenerConfig;
-    if (effective.module === 'service_http') {
-      const http = await startHttpListener(effective as HttpListenerConfig, this.#http, this.#logger, effective.certfile ?? this.#config.certfiles[0]);
-      if (config.port === 0) this.#boundPorts.set(index, http.port());
-      this.#logger.info({ port: http.port(), ip: effective.ip, handlers: (effective as HttpListenerConfig).request_handlers }, 'listening for HTTP on %s port %d', effective.ip, http.port());
-      return { config, http, close: () => http.close(), port: () => http.port() };
-    }
-    if (effective.module !== 'service_c2s') {
-      // A kind a module serves (service_xmlrpc…).
-      const start = this.#listenerKinds.get(effective.module);
-      if (!start) throw new Error(`listener on port ${config.port}: no running module serves the listener kind ${effective.module}`);
-      const certfile = effective.certfile ?? this.#config.certfiles[0];
-      const open = await start({ ...effective, ...(certfile ? { certfile } : {}) });
-      if (config.port === 0) this.#boundPorts.set(index, open.port());
-      this.#logger.info({ port: open.port(), ip: effective.ip, kind: effective.module }, 'listening for %s on %s port %d', effective.module, effective.ip, open.port());
-      return { config, close: () => open.close(), port: () => open.port() };
-    }
-    const c2sConfig = effective as C2sListenerConfig;
-    const c2s = await startC2sListener(c2sConfig, this.#c2sEnvironment, await this.#tls());
-    if (config.port === 0) this.#boundPorts.set(index, c2s.port());
-    this.#logger.info({ port: c2s.port(), ip: effective.ip, tls: effective.tls, starttls_required: c2sConfig.starttls_required }, 'listening for XMPP clients on %s port %d', effective.ip, c2s.port());
-    return { config, close: () => c2s.close(), port: () => c2s.port() };
-  }
-
-  /** A module that served a listener kind stopped: its listeners go (reload_config opens them again). */
-  async #closeListenersOf(kind: string): Promise<void> {
-    const closing = this.#listeners.filter((l) => l.config.module === kind);
-    this.#listeners = this.#listeners.filter((l) => l.config.module !== kind);
-    for (const listener of closing) await listener.close().catch((err: unknown) => this.#logger.error({ err }, 'closing a listener failed'));
-  }
-
-  /** The TLS certificates of client streams: certfiles, or a generated self-signed one. Loaded once per boot. */
-  async #tls(): Promise<CertificateStore> {
-    if (!this.#certificates) {
-      const files = this.#config.certfiles.length ? this.#config.certfiles.map((f) => resolve(dirname(this.#config.file), f)) : [await selfSignedCertificate(this.#config.dataDir, this.#config.hosts, this.#logger)];
-      this.#certificates = certificateStore(await loadCertificates(files));
-    }
-    return this.#certificates;
   }
 
   async #reload(): Promise<void> {
@@ -648,22 +472,9 @@ export class Server implements ServerControl, ServerActions {
       await this.#modules.apply(desiredModules(previous)).catch((e: unknown) => this.#logger.error({ err: e }, 'restoring the previous modules failed'));
       throw err;
     }
-    await this.#reloadListeners();
+    await this.#listeners.reload();
     await this.#hooks.run('config_reloaded');
     this.#logger.notice({ modules: this.#modules.running() }, 'configuration reloaded from %s', next.file);
-  }
-
-  /** Keeps the listeners whose configuration did not change; restarts the others. */
-  async #reloadListeners(): Promise<void> {
-    const unmatched = [...this.#listeners];
-    const next: Array<RunningListener | undefined> = [];
-    for (const listener of this.#config.listen) {
-      const i = unmatched.findIndex((r) => isDeepStrictEqual(r.config, listener));
-      next.push(i >= 0 ? { ...unmatched.splice(i, 1)[0]!, config: listener } : undefined);
-    }
-    for (const running of unmatched) await running.close();
-    for (const [i, listener] of this.#config.listen.entries()) next[i] ??= await this.#startListener(listener);
-    this.#listeners = next as RunningListener[];
   }
 
   async #teardown(): Promise<void> {
@@ -671,10 +482,9 @@ export class Server implements ServerControl, ServerActions {
     this.#status = 'stopping';
     clearInterval(this.#purgeTimer);
     this.#websocket?.close();
-    this.#certificates = undefined;
     await this.#control?.close().catch((err: unknown) => this.#logger?.error({ err }, 'closing the control socket failed'));
     this.#control = undefined;
-    for (const listener of this.#listeners.splice(0)) await listener.close().catch((err: unknown) => this.#logger?.error({ err }, 'closing a listener failed'));
+    await this.#listeners.closeAll(this.#logger);
     // After the listeners: the other workers hear of the sessions that ended with them.
     await this.#link?.stop().catch((err: unknown) => this.#logger?.error({ err }, 'leaving the other workers failed'));
     this.#link = undefined;

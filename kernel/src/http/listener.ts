@@ -12,10 +12,10 @@ import { asCommandError } from '@service/plugin-api';
 import type { HttpListenerConfig } from '../config/listeners.js';
 import { normalizeIp } from '../access/ip.js';
 import type { Logger } from '../log/logger.js';
-import type { HttpHandlerRegistry } from './handlers.js';
+import { HttpHandlerRegistry } from './handlers.js';
 import { ListenerRoutes, splitPath } from './mounts.js';
 import { sendCommandError, sendError } from '@service/plugin-api';
-import type { HttpContext, HttpState } from '@service/plugin-api';
+import type { HttpContext, HttpServerApi, HttpState } from '@service/plugin-api';
 
 /** Request ids: a per-process random prefix and a counter; unique, short, cheap. */
 const idPrefix = randomBytes(4).toString('hex');
@@ -132,6 +132,22 @@ export async function startHttpListener(
           for (const s of sockets) s.destroy();
         }, 2000).unref();
       }),
+  };
+}
+
+/**
+ * `services.httpServer`: the kernel's HTTP stack with one mount, at /, for a module's own listener kind (XML-RPC
+ * on its own port); TLS from the listener's certfile or the server's first one.
+ */
+export function singleHandlerServer(logger: Logger, defaultCertfile: () => string | undefined): HttpServerApi {
+  return {
+    serve: async (config, handler) => {
+      const handlers = new HttpHandlerRegistry();
+      handlers.register('serve', handler, config.module);
+      const listener = { ...config, request_handlers: { '/': 'serve' }, custom_headers: {} } as unknown as HttpListenerConfig;
+      const http = await startHttpListener(listener, handlers, logger, config.certfile ?? defaultCertfile());
+      return { port: () => http.port(), close: () => http.close() };
+    },
   };
 }
 

@@ -4,7 +4,7 @@
  * default) it is the process itself and nothing is passed on.
  */
 import type { ServerAction } from './messages.js';
-import type { WorkerIdentity } from './worker-link.js';
+import type { WorkerIdentity, WorkerLink } from './worker-link.js';
 
 export interface WorkersControl {
   /** This process's worker; undefined when the server runs as one process. */
@@ -21,4 +21,15 @@ export interface WorkersControl {
   serving(): { serving: number; count: number };
   /** rotate_log under workers: one process (the primary) renames the file, every worker reopens it. */
   rotateLog(): void;
+}
+
+/** The control of this process: `worker` and its link to the others under workers, the process alone otherwise. */
+export function workersControl(worker: WorkerIdentity | undefined, link: () => WorkerLink | undefined): WorkersControl {
+  return {
+    ...(worker ? { identity: worker } : {}),
+    pid: worker ? process.ppid : process.pid,
+    everyWorker: (action) => link()?.everyWorker(action),
+    serving: () => link()?.serving ?? { serving: 1, count: 1 },
+    rotateLog: () => link()?.rotateLog(),
+  };
 }
