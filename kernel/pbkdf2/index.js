@@ -18,7 +18,7 @@ try {
 
 export const nativePbkdf2 = binding
   ? (password, salt, iterations, hash) => {
-      const number = HASH_NUMBER[hash];
+      const number = Object.hasOwn(HASH_NUMBER, hash) ? HASH_NUMBER[hash] : undefined;
       if (number === undefined) return Promise.reject(new TypeError(`unknown PBKDF2 hash ${String(hash)}`));
       return binding.derive(password, salt, iterations, number);
     }

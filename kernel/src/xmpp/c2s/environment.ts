@@ -48,7 +48,7 @@ export function c2sEnvironment(services: KernelServices, config: () => Config): 
 }
 
 /** The WebSocket endpoint's limits: those of the first c2s listener, or the defaults. */
-export function webSocketLimits(config: Config): { maxStanzaSize: number; access: string; negotiationTimeoutMs: number } {
+function webSocketLimits(config: Config): { maxStanzaSize: number; access: string; negotiationTimeoutMs: number } {
   const c2s = config.listen.find((l): l is C2sListenerConfig => l.module === 'service_c2s');
   return {
     maxStanzaSize: c2s?.max_stanza_size ?? DEFAULT_LIMITS.maxStanzaSize,
