@@ -25,24 +25,53 @@ export class BlockingEnforcement {
     private readonly router: RouterApi,
   ) {}
 
-  async onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
+  /**
+   * The deliver layer. With the lists concerned cached and nothing blocked (the common case) it calls `next`
+   * without an async frame: it is on the path of every stanza.
+   */
+  onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
     const { stanza, from, to } = ctx;
-    const recipient = to.toBare();
-    if (!isAlwaysAllowed(recipient, from) && isCovered(await this.store.list(recipient), from)) return this.#refuseInbound(stanza);
-    if (stanza.name === 'presence' && this.#isLocalAccount(from) && !this.presence.isExempt(stanza)) {
-      const sender = from.toBare();
-      if (!isAlwaysAllowed(sender, to) && isCovered(await this.store.list(sender), to)) return;
+    const inbound = this.#blocks(to.toBare(), from);
+    if (inbound === false && !this.#isBroadcastOfLocal(stanza, from)) return next();
+    return this.#deliverChecked(ctx, next, inbound);
+  }
+
+  async #deliverChecked(ctx: DeliverContext, next: () => Promise<void>, inbound: boolean | Promise<boolean>): Promise<void> {
+    const { stanza, from, to } = ctx;
+    if (await inbound) return this.#refuseInbound(stanza);
+    if (this.#isBroadcastOfLocal(stanza, from) && (await this.#blocks(from.toBare(), to))) return;
+    await next();
+  }
+
+  /** The user_send layer; as onDeliver, a stanza to a JID not blocked passes straight through. */
+  onSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
+    const { to, session } = ctx;
+    const blocked = to ? this.#blocks(session.account, to) : false;
+    if (blocked === false) return next();
+    return this.#sendChecked(ctx, next, blocked);
+  }
+
+  async #sendChecked(ctx: SendContext, next: () => Promise<void>, blocked: boolean | Promise<boolean>): Promise<void> {
+    if (await blocked) {
+      const error = x('blocked', { xmlns: NS_BLOCKING_ERRORS });
+      return this.router.bounce(ctx.stanza, new StanzaError('not-acceptable', 'you block this address', 'cancel', error));
     }
     await next();
   }
 
-  async onSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
-    const { to, session } = ctx;
-    if (to && !isAlwaysAllowed(session.account, to) && isCovered(await this.store.list(session.account), to)) {
-      const blocked = x('blocked', { xmlns: NS_BLOCKING_ERRORS });
-      return this.router.bounce(ctx.stanza, new StanzaError('not-acceptable', 'you block this address', 'cancel', blocked));
-    }
-    await next();
+  /** Whether `account` blocks `other`: at once when its list is cached, else once it is read. */
+  #blocks(account: Jid, other: Jid): boolean | Promise<boolean> {
+    if (isAlwaysAllowed(account, other)) return false;
+    const known = this.store.peek(account);
+    return known ? isCovered(known, other) : this.store.list(account).then((list) => isCovered(list, other));
+  }
+
+  /**
+   * Presence the server sends on behalf of a local account (broadcasts, probe answers): that account's own
+   * list decides too, since that is where broadcasts are seen.
+   */
+  #isBroadcastOfLocal(stanza: XmlElement, from: Jid): boolean {
+    return stanza.name === 'presence' && this.#isLocalAccount(from) && !this.presence.isExempt(stanza);
   }
 
   async #refuseInbound(stanza: XmlElement): Promise<void> {

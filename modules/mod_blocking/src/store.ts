@@ -14,8 +14,14 @@ const CACHE_LIMIT = 10_000;
 /** The blocklists' name among the shared caches: a JID blocked on one node is blocked on every node. */
 export const BLOCKLIST_CACHE = 'blocklists';
 
+/** A cached blocklist: the read under way or done, and once done its value (for `peek`). */
+interface CacheEntry {
+  readonly promise: Promise<ReadonlySet<string>>;
+  value?: ReadonlySet<string>;
+}
+
 export class BlocklistStore {
-  readonly #cache = new Map<string, Promise<Set<string>>>();
+  readonly #cache = new Map<string, CacheEntry>();
   /** Writes of one account run one at a time. */
   readonly #writes = new KeyedLock();
   /** Leaves the shared caches (when the module stops). */
@@ -30,15 +36,32 @@ export class BlocklistStore {
 
   /** The account's blocked JIDs (normalized text). */
   list(account: Jid): Promise<ReadonlySet<string>> {
-    let cached = this.#cache.get(account.bare);
-    if (!cached) {
+    const bare = account.bare;
+    let entry = this.#cache.get(bare);
+    if (!entry) {
       if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
-      cached = this.#load(account);
-      this.#cache.set(account.bare, cached);
-      // A failed read is not remembered.
-      cached.catch(() => this.#cache.delete(account.bare));
+      const loading: CacheEntry = { promise: this.#load(account) };
+      this.#cache.set(bare, loading);
+      loading.promise.then(
+        (value) => {
+          loading.value = value;
+        },
+        // A failed read is not remembered.
+        () => {
+          if (this.#cache.get(bare) === loading) this.#cache.delete(bare);
+        },
+      );
+      entry = loading;
     }
-    return cached;
+    return entry.promise;
+  }
+
+  /**
+   * The account's blocked JIDs when they are cached and read, without waiting; undefined otherwise (ask
+   * `list`). Every stanza delivered consults a blocklist: most find it here.
+   */
+  peek(account: Jid): ReadonlySet<string> | undefined {
+    return this.#cache.get(account.bare)?.value;
   }
 
   /** Adds JIDs; resolves with those that were not blocked yet. */
@@ -50,7 +73,7 @@ export class BlocklistStore {
         const now = Date.now();
         // A <block/> may name any number of JIDs.
         await insertRows(this.db(), BLOCKLIST_TABLE, added.map((jid) => ({ ...keyOf(account), jid, created_at: now })));
-        this.#cache.set(account.bare, Promise.resolve(new Set([...current, ...added])));
+        this.#remember(account.bare, new Set([...current, ...added]));
         await this.caches.changed(BLOCKLIST_CACHE, account.bare);
       }
       return added;
@@ -65,7 +88,7 @@ export class BlocklistStore {
       if (removed.length) {
         const rows = this.db()(BLOCKLIST_TABLE).where(keyOf(account));
         await (jids === undefined ? rows : rows.whereIn('jid', removed)).delete();
-        this.#cache.set(account.bare, Promise.resolve(new Set([...current].filter((jid) => !removed.includes(jid)))));
+        this.#remember(account.bare, new Set([...current].filter((jid) => !removed.includes(jid))));
         await this.caches.changed(BLOCKLIST_CACHE, account.bare);
       }
       return removed;
@@ -82,6 +105,10 @@ export class BlocklistStore {
 
   clearCache(): void {
     this.#cache.clear();
+  }
+
+  #remember(bare: string, value: ReadonlySet<string>): void {
+    this.#cache.set(bare, { promise: Promise.resolve(value), value });
   }
 
   async #load(account: Jid): Promise<Set<string>> {

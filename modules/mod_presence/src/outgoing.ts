@@ -7,9 +7,10 @@ import type { PresenceBroadcast } from './broadcast.js';
 import { isAvailability } from './stanzas.js';
 
 export function outgoingPresence(broadcast: PresenceBroadcast): Middleware<SendContext> {
-  return async (ctx, next) => {
-    if (!isAvailability(ctx.stanza)) return next();
-    await next();
+  // Not async itself: every stanza a client sends crosses this layer, and most are not presence.
+  return (ctx, next) => (isAvailability(ctx.stanza) ? next().then(() => afterSent(ctx)) : next());
+
+  async function afterSent(ctx: SendContext): Promise<void> {
     const { session, stanza, to } = ctx;
     if (to === undefined) {
       if (stanza.attr('type') === 'unavailable') await broadcast.unavailable(session, stanza);
@@ -18,5 +19,5 @@ export function outgoingPresence(broadcast: PresenceBroadcast): Middleware<SendC
     }
     // Presence to the account itself reaches its available resources (the kernel's default): nothing to remember.
     if (to.bare !== session.account.bare) broadcast.trackDirected(session, to, stanza.attr('type'));
-  };
+  }
 }

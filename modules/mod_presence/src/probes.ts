@@ -32,21 +32,23 @@ export class Probes {
 
   /** deliver: answers a probe for a local account, or ignores it when the prober is not subscribed. */
   answer(): Middleware<DeliverContext> {
-    return async (ctx, next) => {
-      if (ctx.stanza.name !== 'presence' || ctx.stanza.attr('type') !== 'probe') return next();
-      const owner = ctx.to.toBare();
-      const prober = ctx.from;
-      // RFC 6121 §4.3.2: no presence for someone not subscribed, and no error either.
-      if (!(await this.#mayProbe(owner, prober))) return;
-      const sessions = (await this.xmpp.sessions.byAccount(owner.bare)).filter(
-        (s) => s.available && !s.closed && (ctx.to.isBare || s.jid.full === ctx.to.full) && s.jid.full !== prober.full,
-      );
-      if (!sessions.length) {
-        await this.#route(unavailable(owner, prober));
-        return;
-      }
-      for (const session of sessions) await this.#route(addressed(session.presence, session.jid, prober));
-    };
+    // Not async itself: every stanza delivered crosses this layer, and few are probes.
+    return (ctx, next) => (ctx.stanza.name === 'presence' && ctx.stanza.attr('type') === 'probe' ? this.#answer(ctx) : next());
+  }
+
+  async #answer(ctx: DeliverContext): Promise<void> {
+    const owner = ctx.to.toBare();
+    const prober = ctx.from;
+    // RFC 6121 §4.3.2: no presence for someone not subscribed, and no error either.
+    if (!(await this.#mayProbe(owner, prober))) return;
+    const sessions = (await this.xmpp.sessions.byAccount(owner.bare)).filter(
+      (s) => s.available && !s.closed && (ctx.to.isBare || s.jid.full === ctx.to.full) && s.jid.full !== prober.full,
+    );
+    if (!sessions.length) {
+      await this.#route(unavailable(owner, prober));
+      return;
+    }
+    for (const session of sessions) await this.#route(addressed(session.presence, session.jid, prober));
   }
 
   async #mayProbe(owner: Jid, prober: Jid): Promise<boolean> {

@@ -49,23 +49,38 @@ export class PrivacyEnforcement {
     private readonly roster: () => RosterApi | undefined,
   ) {}
 
-  async onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
+  /**
+   * The deliver layer. Its common case (an account without lists, a stanza that is not a broadcast of a
+   * local account with lists) calls `next` without an async frame: it is on the path of every stanza.
+   */
+  onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
     const { stanza, from, to } = ctx;
-    const recipient = to.toBare();
     // Most accounts have no list: nothing of theirs can refuse the stanza, so no lookup and no fan-out
     // bookkeeping (a group chat message is delivered once per occupant).
-    const recipientFree = this.store.withoutLists(recipient);
+    const recipientFree = this.store.withoutLists(to.toBare());
+    if (recipientFree && !this.#senderListApplies(stanza, from, to)) return next();
+    return this.#deliverChecked(ctx, next, recipientFree);
+  }
+
+  async #deliverChecked(ctx: DeliverContext, next: () => Promise<void>, recipientFree: boolean): Promise<void> {
+    const { stanza, from, to } = ctx;
+    const recipient = to.toBare();
     if (!recipientFree && !isAlwaysAllowed(recipient, from) && !(await this.#reachesActiveList(to))) {
       const list = await this.#defaultList(recipient);
       if (list && (await this.#decide(recipient, list, from, inboundKind(stanza))) === 'deny') return this.#refuseInbound(stanza);
     }
-    if (isNotification(stanza) && this.#isLocalAccount(from) && !this.store.withoutLists(from.toBare()) && !isAlwaysAllowed(from.toBare(), to)) {
+    if (this.#senderListApplies(stanza, from, to)) {
       const list = await this.#listOf(from.toBare(), await this.sessions.get(from.full));
       // Dropped silently: it is the server's broadcast, not something the user sent by hand.
       if (list && (await this.#decide(from.toBare(), list, to, 'presence-out')) === 'deny') return;
     }
     if (recipientFree) return next();
     await this.#fanOut(ctx, next);
+  }
+
+  /** A presence broadcast of a local account that may have lists: its own outbound list decides too. */
+  #senderListApplies(stanza: XmlElement, from: Jid, to: Jid): boolean {
+    return isNotification(stanza) && this.#isLocalAccount(from) && !this.store.withoutLists(from.toBare()) && !isAlwaysAllowed(from.toBare(), to);
   }
 
   /**
@@ -94,9 +109,14 @@ export class PrivacyEnforcement {
     return undefined;
   }
 
-  async onReceive(ctx: ReceiveContext, next: () => Promise<void>): Promise<void> {
+  /** The user_receive layer; as onDeliver, a session of an account without lists passes straight through. */
+  onReceive(ctx: ReceiveContext, next: () => Promise<void>): Promise<void> {
+    if (this.store.withoutLists(ctx.session.account)) return next();
+    return this.#receiveChecked(ctx, next);
+  }
+
+  async #receiveChecked(ctx: ReceiveContext, next: () => Promise<void>): Promise<void> {
     const { stanza, session } = ctx;
-    if (this.store.withoutLists(session.account)) return next();
     const from = Jid.tryParse(stanza.attr('from'));
     if (!from || stanza.attr('type') === 'error' || isAlwaysAllowed(session.account, from)) return next();
     const list = await this.#listOf(session.account, session);
@@ -115,13 +135,18 @@ export class PrivacyEnforcement {
     await next();
   }
 
-  async onSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
-    const { stanza, session, to } = ctx;
-    if (to && !this.store.withoutLists(session.account) && !isAlwaysAllowed(session.account, to)) {
-      const list = await this.#listOf(session.account, session);
-      if (list && (await this.#decide(session.account, list, to, outboundKind(stanza))) === 'deny') {
-        return this.router.bounce(stanza, new StanzaError('not-acceptable', 'your privacy list blocks this'));
-      }
+  /** The user_send layer; as onDeliver, an account without lists passes straight through. */
+  onSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
+    const { session, to } = ctx;
+    if (!to || this.store.withoutLists(session.account) || isAlwaysAllowed(session.account, to)) return next();
+    return this.#sendChecked(ctx, next, to);
+  }
+
+  async #sendChecked(ctx: SendContext, next: () => Promise<void>, to: Jid): Promise<void> {
+    const { stanza, session } = ctx;
+    const list = await this.#listOf(session.account, session);
+    if (list && (await this.#decide(session.account, list, to, outboundKind(stanza))) === 'deny') {
+      return this.router.bounce(stanza, new StanzaError('not-acceptable', 'your privacy list blocks this'));
     }
     await next();
   }

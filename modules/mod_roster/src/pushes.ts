@@ -69,7 +69,7 @@ export class RosterPushes {
  * without `from`) reaches a session only if its client asked for the roster, and carries the version only if
  * it used versions. Pushes made here were chosen so already; those made elsewhere are chosen now.
  */
-export const pushFilter: Middleware<ReceiveContext> = async (ctx, next) => {
+export const pushFilter: Middleware<ReceiveContext> = (ctx, next) => {
   const { stanza, session } = ctx;
   if (stanza.name === 'iq' && stanza.attr('type') === 'set' && stanza.attr('from') === undefined) {
     const query = stanza.getChild('query', NS_ROSTER);
@@ -79,5 +79,5 @@ export const pushFilter: Middleware<ReceiveContext> = async (ctx, next) => {
       if (!interest.versioned) query.setAttr('ver', undefined);
     }
   }
-  await next();
+  return next();
 };

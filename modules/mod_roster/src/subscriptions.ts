@@ -30,20 +30,23 @@ function subscriptionType(stanza: XmlElement): SubscriptionType | undefined {
 
 /** user_send: the owner subscribes, approves, unsubscribes or denies. */
 export function outboundSubscriptions(roster: Roster, router: RouterApi): Middleware<SendContext> {
-  return async (ctx, next) => {
+  // Not async itself: every stanza a client sends crosses this layer, and few are subscription stanzas.
+  return (ctx, next) => {
     const type = subscriptionType(ctx.stanza);
-    if (!type || !ctx.to) return next();
+    return type && ctx.to ? handle(ctx, next, type, ctx.to) : next();
+  };
+  async function handle(ctx: SendContext, next: () => Promise<void>, type: SubscriptionType, to: Jid): Promise<void> {
     const owner = ctx.session.account;
     // Every account is implicitly subscribed to itself: nothing to ask, nothing to route.
-    if (ctx.to.bare === owner.bare) return;
-    if (await roster.shared.one(owner, ctx.to.bare)) {
+    if (to.bare === owner.bare) return;
+    if (await roster.shared.one(owner, to.bare)) {
       // A shared contact is subscribed both ways by its group: the stanza changes nothing here (as in
       // ejabberd's mod_shared_roster) but still goes out, for a contact whose groups do not show the owner.
       ctx.stanza.setAttr('from', owner.bare);
-      ctx.stanza.setAttr('to', ctx.to.bare);
+      ctx.stanza.setAttr('to', to.bare);
       return next();
     }
-    const applied = await applyOutbound(roster, owner, ctx.to.toBare(), type).catch(async (err: unknown) => {
+    const applied = await applyOutbound(roster, owner, to.toBare(), type).catch(async (err: unknown) => {
       if (!(err instanceof RosterError)) throw err;
       await router.deliverToSession(ctx.session, errorReply(ctx.stanza, new StanzaError(err.condition, err.message)));
       return undefined;
@@ -55,7 +58,7 @@ export function outboundSubscriptions(roster: Roster, router: RouterApi): Middle
     ctx.stanza.setAttr('to', contact.bare);
     if (outcome.result) await next();
     await roster.notify(owner, contact, outcome.before, outcome.after, type, 'outbound');
-  };
+  }
 }
 
 /** The owner's side of an outbound subscription stanza; the outcome's result says whether to route it. */
@@ -75,9 +78,12 @@ async function applyOutbound(roster: Roster, owner: Jid, to: Jid, type: Subscrip
 
 /** deliver: a contact's subscription stanza for a local account. */
 export function inboundSubscriptions(roster: Roster, accounts: ServerServices['accounts']): Middleware<DeliverContext> {
-  return async (ctx, next) => {
+  // Not async itself: every stanza delivered crosses this layer, and few are subscription stanzas.
+  return (ctx, next) => {
     const type = subscriptionType(ctx.stanza);
-    if (!type) return next();
+    return type ? handle(ctx, next, type) : next();
+  };
+  async function handle(ctx: DeliverContext, next: () => Promise<void>, type: SubscriptionType): Promise<void> {
     const owner = ctx.to.toBare();
     const contact = ctx.from.toBare();
     if (owner.bare === contact.bare || owner.user === undefined) return;
@@ -112,7 +118,7 @@ export function inboundSubscriptions(roster: Roster, accounts: ServerServices['a
       await next();
     }
     await roster.notify(owner, contact, outcome.before, outcome.after, type, 'inbound');
-  };
+  }
 }
 
 /** The item with new flags; the stored request goes once nothing is pending in. */

@@ -55,11 +55,17 @@ export function onlineTracking({ groups, online, propagation, exclusive }: Track
     });
   };
 
-  const middleware: Middleware<SendContext> = async (ctx, next) => {
-    const { stanza, session } = ctx;
+  // Not async itself: every stanza a client sends crosses this layer, and few are broadcast presence.
+  const middleware: Middleware<SendContext> = (ctx, next) => {
+    const { stanza } = ctx;
     const type = stanza.attr('type');
     // Broadcast presence only: the kernel has recorded it on the session already.
     if (stanza.name !== 'presence' || ctx.to !== undefined || (type !== undefined && type !== 'unavailable')) return next();
+    return broadcastPresence(ctx, next, type);
+  };
+
+  const broadcastPresence = async (ctx: SendContext, next: () => Promise<void>, type: string | undefined): Promise<void> => {
+    const { session } = ctx;
     if (type === undefined) {
       await arrive(session.account.bare, session.account.host);
       return next();

@@ -2,9 +2,10 @@
  * Stream management's state of a session that moves to another node of a cluster, for a resumption there:
  * the counters, the queue of what the client has not acknowledged (sent again from the new node) and the
  * resumption timeout the client was granted. Only a resumable session moves. Leaving, its timers stop and
- * its queue empties here, so the old node neither sends nor settles any of it.
+ * its queue empties here, so the old node neither sends nor settles any of it, and keeps no record of it.
  */
 import { fromStoredXml, toStoredXml, type MovableValue, type SessionStateCarrier } from '@service/plugin-api';
+import type { Deliveries } from './deliveries.js';
 import { SM_MAX_KEY, SM_STATE_KEY, SmState } from './state.js';
 
 interface SavedSm {
@@ -14,7 +15,7 @@ interface SavedSm {
   queue: string[];
 }
 
-export const streamManagementCarrier: SessionStateCarrier = {
+export const streamManagementCarrier = (deliveries: Deliveries): SessionStateCarrier => ({
   key: SM_STATE_KEY,
   movable: (session) => {
     const sm = SmState.of(session);
@@ -26,6 +27,7 @@ export const streamManagementCarrier: SessionStateCarrier = {
     clearTimeout(sm.resumeTimer);
     clearTimeout(sm.ackRequest);
     sm.resumeTimer = sm.ackRequest = undefined;
+    deliveries.release(session);
     const saved: SavedSm = {
       inbound: sm.inbound,
       outbound: sm.outbound,
@@ -44,4 +46,4 @@ export const streamManagementCarrier: SessionStateCarrier = {
     for (const stored of saved.queue) sm.queue.push(fromStoredXml(stored));
     if (typeof saved.max === 'number') session.state(SM_MAX_KEY, () => saved.max as number);
   },
-};
+});

@@ -4,6 +4,11 @@
  * out again to the others, which have it already. The router hands the very same element to every session
  * of one fan-out, and copies, pushes and offline deliveries are new elements: so a record is keyed by the
  * element itself, and lives exactly as long as something (a queue of unacknowledged stanzas) holds it.
+ *
+ * Only accounts with a session under stream management on this node need records: a message written to a
+ * session without it, of an account without such a session, is never asked about (a copy that goes out again
+ * is a new element, and another process has other elements). Recording every message of every session cost
+ * a weak-map entry per message, which the garbage collector pays for again.
  */
 import type { C2SSession, XmlElement } from '@service/plugin-api';
 
@@ -18,9 +23,27 @@ interface Delivery {
 
 export class Deliveries {
   readonly #records = new WeakMap<XmlElement, Delivery>();
+  /** This node's sessions with stream management on, by account (bare JID). */
+  readonly #managed = new Map<string, Set<C2SSession>>();
+
+  /** `session` has stream management on: its account's messages are recorded from now on. */
+  manage(session: C2SSession): void {
+    const bare = session.account.bare;
+    const sessions = this.#managed.get(bare);
+    if (sessions) sessions.add(session);
+    else this.#managed.set(bare, new Set([session]));
+  }
+
+  /** `session` is over. */
+  release(session: C2SSession): void {
+    const bare = session.account.bare;
+    const sessions = this.#managed.get(bare);
+    if (sessions?.delete(session) && sessions.size === 0) this.#managed.delete(bare);
+  }
 
   /** `message` is being written to `session` (or queued for it while it is detached). */
   record(message: XmlElement, session: C2SSession): void {
+    if (!this.#managed.has(session.account.bare)) return;
     let delivery = this.#records.get(message);
     if (!delivery) this.#records.set(message, (delivery = { firstAt: Date.now(), sessions: new Set(), lost: new Set() }));
     delivery.sessions.add(session);

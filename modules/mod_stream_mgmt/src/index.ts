@@ -48,6 +48,7 @@ function createStreamManagement(services: ServerServices, options: () => Options
     if (SmState.of(session)?.enabled) return ctx.stream.sendElement(failed('unexpected-request', 'stream management is already enabled'));
     const sm = SmState.enable(session);
     sm.enabled = true;
+    deliveries.manage(session);
     sm.resumable = ctx.element.attr('resume') === 'true' || ctx.element.attr('resume') === '1';
     const asked = Number(ctx.element.attr('max'));
     const max = Math.min(Number.isFinite(asked) && asked > 0 ? asked : options().resume_timeout, options().max_resume_timeout);
@@ -95,31 +96,37 @@ function createStreamManagement(services: ServerServices, options: () => Options
     services.logger.info({ jid: session.jid.full, resent: sm.queue.length }, 'session resumed');
   };
 
-  const streamIn = async (ctx: StreamInContext, next: () => Promise<void>) => {
+  // Neither layer below is async itself: every stanza in and out crosses them, most on sessions without
+  // stream management, for which they only pass it on.
+  const streamIn = (ctx: StreamInContext, next: () => Promise<void>): Promise<void> | void => {
     const element = ctx.element;
-    if (element.ns === NS_SM) {
-      if (element.local === 'enable') return enable(ctx);
-      if (element.local === 'resume') return resume(ctx);
-      const sm = ctx.session && SmState.of(ctx.session);
-      if (!sm?.enabled) return ctx.stream.sendElement(failed('unexpected-request', 'stream management is not enabled'));
-      if (element.local === 'r') return ctx.stream.sendElement(x('a', { xmlns: NS_SM, h: sm.inbound }));
-      if (element.local === 'a') {
-        const h = Number(element.attr('h'));
-        if (!Number.isInteger(h) || h < 0 || !sm.acknowledge(h)) {
-          // XEP-0198 §4: the application-specific condition goes inside the stream error.
-          const tooHigh = x('handled-count-too-high', { xmlns: NS_SM, h: element.attr('h'), 'send-count': sm.outbound });
-          return ctx.session!.outlet?.close(new StreamError('undefined-condition', 'acknowledged more stanzas than were sent', tooHigh));
-        }
-        return;
+    if (element.ns === NS_SM) return smElement(ctx);
+    const sm = ctx.session && SmState.of(ctx.session);
+    // Counted once handled (XEP-0198 §4); only <enable/> turns stream management on, never a stanza.
+    if (!sm?.enabled || !STANZAS.has(element.name)) return next();
+    return next().then(() => sm.countInbound());
+  };
+
+  const smElement = (ctx: StreamInContext): Promise<void> | void => {
+    const element = ctx.element;
+    if (element.local === 'enable') return enable(ctx);
+    if (element.local === 'resume') return resume(ctx);
+    const sm = ctx.session && SmState.of(ctx.session);
+    if (!sm?.enabled) return ctx.stream.sendElement(failed('unexpected-request', 'stream management is not enabled'));
+    if (element.local === 'r') return ctx.stream.sendElement(x('a', { xmlns: NS_SM, h: sm.inbound }));
+    if (element.local === 'a') {
+      const h = Number(element.attr('h'));
+      if (!Number.isInteger(h) || h < 0 || !sm.acknowledge(h)) {
+        // XEP-0198 §4: the application-specific condition goes inside the stream error.
+        const tooHigh = x('handled-count-too-high', { xmlns: NS_SM, h: element.attr('h'), 'send-count': sm.outbound });
+        return ctx.session!.outlet?.close(new StreamError('undefined-condition', 'acknowledged more stanzas than were sent', tooHigh));
       }
       return;
     }
-    await next();
-    const sm = ctx.session && SmState.of(ctx.session);
-    if (sm?.enabled && STANZAS.has(element.name)) sm.countInbound();
+    return;
   };
 
-  const userReceive = async (ctx: { stanza: XmlElement; session: C2SSession }, next: () => Promise<void>) => {
+  const userReceive = (ctx: { stanza: XmlElement; session: C2SSession }, next: () => Promise<void>): Promise<void> | void => {
     const sm = SmState.of(ctx.session);
     if (sm?.enabled) {
       if (sm.queue.length >= options().max_ack_queue) {
@@ -128,11 +135,13 @@ function createStreamManagement(services: ServerServices, options: () => Options
       }
       sm.sent(ctx.stanza);
       requestAck(ctx.session, sm);
+      // Also a session whose state came with it (resumed from another process) rather than by <enable/>.
+      deliveries.manage(ctx.session);
     }
     // Every session, with stream management or not: who got a message decides what becomes of another
-    // session's unacknowledged copy of it.
+    // session's unacknowledged copy of it (recorded for accounts that have such a session, deliveries.ts).
     if (ctx.stanza.name === 'message') deliveries.record(ctx.stanza, ctx.session);
-    await next();
+    return next();
   };
 
   /** Keeps a resumable session detached for its timeout (a lost connection, or a session moved here to resume). */
@@ -163,10 +172,14 @@ function createStreamManagement(services: ServerServices, options: () => Options
     if (!sm) return;
     clearTimeout(sm.resumeTimer);
     clearTimeout(sm.ackRequest);
-    await unacknowledged.settle(session, sm.queue.splice(0));
+    try {
+      await unacknowledged.settle(session, sm.queue.splice(0));
+    } finally {
+      deliveries.release(session);
+    }
   };
 
-  return { streamIn, userReceive, keep, sessionClosed };
+  return { streamIn, userReceive, keep, sessionClosed, carrier: streamManagementCarrier(deliveries) };
 }
 
 export default defineModule({
@@ -197,7 +210,7 @@ export default defineModule({
           { chain: 'user_receive', handler: sm.userReceive, priority: 1000 },
         ],
         sessionKeepers: [sm.keep],
-        sessionCarriers: [streamManagementCarrier],
+        sessionCarriers: [sm.carrier],
         disco: [{ scope: 'server', features: [NS_SM] }],
       },
       hooks: [{ hook: 'c2s_session_closed', handler: sm.sessionClosed }],
