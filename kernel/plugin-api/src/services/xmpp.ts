@@ -45,7 +45,13 @@ export interface SessionDirectory {
  * sessions for RFC 6121's delivery rules (highest priority across nodes): it runs the user_receive chain
  * here, then writes to the source's session, which forwards the stanza to the node that carries it.
  */
-export interface SessionSource extends SessionDirectory {}
+export interface SessionSource extends SessionDirectory {
+  /**
+   * `byAccount`'s answer without waiting, for a source that holds its sessions in memory (the other workers'
+   * table): the router then delivers without an async turn per stanza. Optional; without it, the router awaits.
+   */
+  byAccountNow?(bare: string): C2SSession[];
+}
 
 /** Where stanzas go: to a local account or session, a component domain, or back to the sender as an error. */
 export interface RouterApi {

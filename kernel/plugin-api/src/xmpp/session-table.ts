@@ -106,6 +106,10 @@ export class RemoteSessionTable implements SessionSource {
   }
 
   async byAccount(bare: string): Promise<C2SSession[]> {
+    return this.byAccountNow(bare);
+  }
+
+  byAccountNow(bare: string): C2SSession[] {
     const resources = this.#accounts.get(bare);
     if (!resources) return [];
     return [...resources].sort(([, a], [, b]) => a.started - b.started).map(([resource, record]) => this.session(bare, resource, record));

@@ -98,9 +98,9 @@ export class Router {
   }
 
   /** A stanza from a local client (already stamped with its full JID): user_send, then routing. */
-  async fromClient(stanza: XmlElement, session: C2SSession, to: Jid | undefined): Promise<void> {
+  fromClient(stanza: XmlElement, session: C2SSession, to: Jid | undefined): Promise<void> {
     const ctx: SendContext = { stanza, session, from: session.jid, to };
-    await this.chains.userSend.run(ctx, () => this.route(ctx.stanza, session));
+    return this.chains.userSend.run(ctx, () => this.route(ctx.stanza, session));
   }
 
   /**
@@ -158,16 +158,21 @@ export class Router {
    * is answered by the server for the account (vCard, last activity…), but passes the chain first, so
    * privacy lists and blocking refuse it to whom they refuse the account's messages.
    */
-  async deliverToAccount(stanza: XmlElement, from: Jid, to: Jid, session?: C2SSession): Promise<void> {
+  deliverToAccount(stanza: XmlElement, from: Jid, to: Jid, session?: C2SSession): Promise<void> {
     const ctx: DeliverContext = { stanza, from, to, delivered: [] };
     if (stanza.name === 'iq' && to.isBare && (stanza.attr('type') === 'get' || stanza.attr('type') === 'set')) {
-      await this.chains.deliver.run(ctx, (c) => this.#handleIq(c.stanza, c.from, c.to, 'account', session));
-      return;
+      return this.chains.deliver.run(ctx, (c) => this.#handleIq(c.stanza, c.from, c.to, 'account', session));
     }
-    await this.chains.deliver.run(ctx, (c) => this.#defaultDelivery(c));
+    return this.chains.deliver.run(ctx, this.#defaultDelivery);
   }
 
-  async #defaultDelivery(ctx: DeliverContext): Promise<void> {
+  // A bound arrow: the deliver chain's terminal for every stanza, made once.
+  readonly #defaultDelivery = (ctx: DeliverContext): Promise<void> => {
+    if (ctx.to.isBare) return this.#deliverToBare(ctx, ctx);
+    return this.#deliverToResource(ctx);
+  };
+
+  async #deliverToResource(ctx: DeliverContext): Promise<void> {
     const { stanza, to } = ctx;
     const type = stanza.attr('type');
     if (!to.isBare) {
@@ -188,12 +193,33 @@ export class Router {
       if (stanza.name === 'message' && type === 'groupchat') return this.bounce(stanza, new StanzaError('service-unavailable'));
       return;
     }
-    return this.#deliverToBare(ctx, ctx);
   }
 
-  async #deliverToBare(ctx: DeliverContext, record: DeliverContext): Promise<void> {
+  /**
+   * RFC 6121 §8.5.2 for a stanza to the bare JID. The account's sessions are read without waiting when every
+   * session source can answer so (this process's, the other workers'), and the common case, a chat or normal
+   * message for an account with one session, is handed on without an async frame of its own.
+   */
+  #deliverToBare(ctx: DeliverContext, record: DeliverContext): Promise<void> {
+    const bare = ctx.to.bare;
+    const known = this.sessions.byAccountNow(bare);
+    if (known === undefined) return this.sessions.byAccount(bare).then((sessions) => this.#deliverToSessions(ctx, record, sessions));
+    const { stanza } = ctx;
+    if (known.length === 1 && stanza.name === 'message') {
+      const only = known[0]!;
+      const type = stanza.attr('type');
+      if ((type === undefined || type === 'chat' || type === 'normal' || type === 'headline') && !only.closed && only.available && only.priority >= 0) {
+        return this.deliverToSession(only, stanza).then(() => {
+          record.delivered.push(only);
+        });
+      }
+    }
+    return this.#deliverToSessions(ctx, record, known);
+  }
+
+  async #deliverToSessions(ctx: DeliverContext, record: DeliverContext, all: readonly C2SSession[]): Promise<void> {
     const { stanza, to } = ctx;
-    const sessions = (this.sessions.hasSources ? await this.sessions.byAccount(to.bare) : this.localSessions.byAccount(to.bare)).filter((s) => !s.closed);
+    const sessions = all.filter((s) => !s.closed);
     if (stanza.name === 'presence') {
       for (const session of sessions.filter((s) => s.available)) {
         await this.deliverToSession(session, stanza);
@@ -229,15 +255,12 @@ export class Router {
    * gets the stanza as it is: its own node runs user_receive, where the session's state is (stream
    * management's counters and queue, the active privacy list).
    */
-  async deliverToSession(session: C2SSession, stanza: XmlElement): Promise<void> {
+  deliverToSession(session: C2SSession, stanza: XmlElement): Promise<void> {
     if (!isLocalSession(session)) {
       session.write(stanza);
-      return;
+      return RESOLVED;
     }
-    const ctx: ReceiveContext = { stanza, session };
-    await this.chains.userReceive.run(ctx, (c) => {
-      c.session.write(c.stanza);
-    });
+    return this.chains.userReceive.run({ stanza, session }, writeToSession);
   }
 
   async #handleIq(stanza: XmlElement, from: Jid, to: Jid, target: IqTarget, session: C2SSession | undefined): Promise<void> {
@@ -289,3 +312,10 @@ export function withTo(stanza: XmlElement, to: string): XmlElement {
   copy.setAttr('to', to);
   return copy;
 }
+
+/** The user_receive chain's terminal: the session's stream. */
+function writeToSession(ctx: ReceiveContext): void {
+  ctx.session.write(ctx.stanza);
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();

@@ -49,11 +49,27 @@ export class MergedSessionDirectory implements SessionDirectory {
   async byAccount(bare: string): Promise<C2SSession[]> {
     const local = this.local.byAccount(bare);
     if (this.#sources.length === 0) return local;
-    const remote = await this.#ask('byAccount', (s) => s.byAccount(bare), []);
-    // The usual answers, without building a set: the account is on this node only, or on one source only.
-    if (remote.every((sessions) => sessions.length === 0)) return local;
-    if (local.length === 0 && remote.length === 1) return remote[0]!;
-    return withoutLocalDuplicates(local, remote);
+    return merged(local, await this.#ask('byAccount', (s) => s.byAccount(bare), []));
+  }
+
+  /**
+   * `byAccount` without waiting, when every source can answer so (the workers' table can; a cluster's
+   * directory cannot): undefined otherwise. The router's delivery to an account reads it first.
+   */
+  byAccountNow(bare: string): C2SSession[] | undefined {
+    const local = this.local.byAccount(bare);
+    const sources = this.#sources;
+    if (sources.length === 0) return local;
+    const remote: C2SSession[][] = [];
+    for (const { source, owner } of sources) {
+      if (!source.byAccountNow) return undefined;
+      try {
+        remote.push(source.byAccountNow(bare));
+      } catch (err) {
+        this.logger.warn({ err, module: owner, question: 'byAccount' }, 'a session source of %s failed; its sessions are left out', owner);
+      }
+    }
+    return merged(local, remote);
   }
 
   async accounts(): Promise<string[]> {
@@ -96,6 +112,14 @@ export class MergedSessionDirectory implements SessionDirectory {
     if (sources.length === 1) return one(sources[0]!).then((answer) => [answer]);
     return Promise.all(sources.map(one));
   }
+}
+
+/** An account's sessions: this node's, then the sources'. */
+function merged(local: C2SSession[], remote: C2SSession[][]): C2SSession[] {
+  // The usual answers, without building a set: the account is on this node only, or on one source only.
+  if (remote.every((sessions) => sessions.length === 0)) return local;
+  if (local.length === 0 && remote.length === 1) return remote[0]!;
+  return withoutLocalDuplicates(local, remote);
 }
 
 /** This node's sessions, then the sources' whose full JID is not one of them (nor listed before). */
