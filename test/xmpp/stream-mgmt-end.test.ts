@@ -125,7 +125,7 @@ describe('stream management: the end of a session', () => {
       }),
     );
     await t.bootstrapAdmin();
-    for (const user of ['alice', 'amy', 'bob', 'dave', 'dora', 'duke', 'dina', 'cara', 'ivan', 'hugo']) await t.server.services.accounts.register(user, 'localhost', PW);
+    for (const user of ['alice', 'amy', 'bob', 'dave', 'dora', 'duke', 'dina', 'cara', 'ivan', 'hugo', 'dirk']) await t.server.services.accounts.register(user, 'localhost', PW);
     // bob is subscribed to alice's presence.
     const [alice, bob] = [await online(t, 'alice', 'setup'), await online(t, 'bob', 'setup')];
     await subscribe(bob, 'bob@localhost', alice, 'alice@localhost');
@@ -205,6 +205,32 @@ describe('stream management: the end of a session', () => {
       await noErrors.proveWith(...bounce(bob));
       await stopAll(r2);
       expect(withId(await messagesAtLogin(t, 'dave', bob), 'dup1')).to.deep.equal([]);
+    });
+
+    it('are not delivered again to a resource without stream management that got them first', async () => {
+      // Records are kept only for accounts with a managed session: a resource without stream management
+      // (a raw client: @xmpp/client enables it by itself) that got the message before the managed one must
+      // count as having it all the same.
+      const r2 = track(await RawXmppPeer.connect(t.server.portOf('service_c2s')!));
+      await r2.login('dirk', PW, { resource: 'r2' });
+      r2.write('<presence/>');
+      await r2.waitFor(/<presence\b[^>]*from=['"]dirk@localhost\/r2['"]/);
+      const { peer: r1 } = await managed(t, 'dirk', 'r1');
+      const bob = track(await online(t, 'bob', 'x'));
+      await bob.send(xml('message', { to: 'dirk@localhost', type: 'chat', id: 'dup2' }, xml('body', {}, 'to bare, r2 bound first')));
+      await r2.waitFor(/<message\b[^>]*id=['"]dup2['"]/);
+      await r1.waitFor(/<message\b[^>]*id=['"]dup2['"]/);
+
+      r1.destroy();
+      await pause(AFTER_TIMEOUT_MS);
+      // The same way still delivers: a headline to r2 arrives, after anything the lost session left.
+      const [send] = direct(bob, 'dirk@localhost/r2');
+      await send();
+      await r2.waitFor(/<message\b[^>]*id=['"]probe-/);
+      expect(occurrences(r2.all, /<message\b[^>]*id=['"]dup2['"]/g)).to.equal(1);
+      r2.write('</stream:stream>');
+      await r2.waitClosed();
+      expect(withId(await messagesAtLogin(t, 'dirk', bob), 'dup2')).to.deep.equal([]);
     });
 
     it('go to another resource once, with the server\'s <delay/>, when they were for the lost session alone', async () => {
