@@ -10,6 +10,7 @@ export { InvalidJid };
 export class Jid {
   readonly bare: string;
   readonly full: string;
+  #bareJid: Jid | undefined;
 
   constructor(
     readonly user: string | undefined,
@@ -45,8 +46,10 @@ export class Jid {
     return this.resource === undefined;
   }
 
+  /** The bare JID; made once per full JID (routing asks for it several times per stanza). */
   toBare(): Jid {
-    return this.resource === undefined ? this : new Jid(this.user, this.host, undefined);
+    if (this.resource === undefined) return this;
+    return (this.#bareJid ??= new Jid(this.user, this.host, undefined));
   }
 
   withResource(resource: string): Jid {
