@@ -175,61 +175,38 @@ export class Router {
   async #deliverToResource(ctx: DeliverContext): Promise<void> {
     const { stanza, to } = ctx;
     const type = stanza.attr('type');
-    if (!to.isBare) {
-      const target = this.localSessions.get(to.full) ?? (this.sessions.hasSources ? await this.sessions.get(to.full) : undefined);
-      if (target && !target.closed) {
-        await this.deliverToSession(target, stanza);
-        ctx.delivered.push(target);
-        return;
-      }
-      if (stanza.name === 'iq') {
-        if (type === 'get' || type === 'set') return this.bounce(stanza, new StanzaError('service-unavailable'));
-        return;
-      }
-      if (stanza.name === 'message' && (type === 'chat' || type === 'normal' || type === undefined)) {
-        // RFC 6121 §8.5.3.2.1: a chat or normal message for a resource that is gone goes to the account.
-        return this.#deliverToBare({ ...ctx, to: to.toBare() }, ctx);
-      }
-      if (stanza.name === 'message' && type === 'groupchat') return this.bounce(stanza, new StanzaError('service-unavailable'));
+    const target = this.localSessions.get(to.full) ?? (this.sessions.hasSources ? await this.sessions.get(to.full) : undefined);
+    if (target && !target.closed) return this.#handOut(stanza, [target], ctx);
+    if (stanza.name === 'iq') {
+      if (type === 'get' || type === 'set') return this.bounce(stanza, new StanzaError('service-unavailable'));
       return;
     }
+    if (stanza.name === 'message' && (type === 'chat' || type === 'normal' || type === undefined)) {
+      // RFC 6121 §8.5.3.2.1: a chat or normal message for a resource that is gone goes to the account.
+      return this.#deliverToBare({ ...ctx, to: to.toBare() }, ctx);
+    }
+    if (stanza.name === 'message' && type === 'groupchat') return this.bounce(stanza, new StanzaError('service-unavailable'));
   }
 
   /**
    * RFC 6121 §8.5.2 for a stanza to the bare JID. The account's sessions are read without waiting when every
-   * session source can answer so (this process's, the other workers'), and the common case, a chat or normal
-   * message for an account with one session, is handed on without an async frame of its own.
+   * session source can answer so (this process's, the other workers'); choosing among them is synchronous, so
+   * the common case, a message for an account with one session, reaches it without an async frame here.
    */
   #deliverToBare(ctx: DeliverContext, record: DeliverContext): Promise<void> {
     const bare = ctx.to.bare;
     const known = this.sessions.byAccountNow(bare);
     if (known === undefined) return this.sessions.byAccount(bare).then((sessions) => this.#deliverToSessions(ctx, record, sessions));
-    const { stanza } = ctx;
-    if (known.length === 1 && stanza.name === 'message') {
-      const only = known[0]!;
-      const type = stanza.attr('type');
-      if ((type === undefined || type === 'chat' || type === 'normal' || type === 'headline') && !only.closed && only.available && only.priority >= 0) {
-        return this.deliverToSession(only, stanza).then(() => {
-          record.delivered.push(only);
-        });
-      }
-    }
     return this.#deliverToSessions(ctx, record, known);
   }
 
-  async #deliverToSessions(ctx: DeliverContext, record: DeliverContext, all: readonly C2SSession[]): Promise<void> {
-    const { stanza, to } = ctx;
+  #deliverToSessions(ctx: DeliverContext, record: DeliverContext, all: readonly C2SSession[]): Promise<void> {
+    const { stanza } = ctx;
     const sessions = all.filter((s) => !s.closed);
-    if (stanza.name === 'presence') {
-      for (const session of sessions.filter((s) => s.available)) {
-        await this.deliverToSession(session, stanza);
-        record.delivered.push(session);
-      }
-      return;
-    }
-    if (stanza.name !== 'message') return;
+    if (stanza.name === 'presence') return this.#handOut(stanza, sessions.filter((s) => s.available), record);
+    if (stanza.name !== 'message') return RESOLVED;
     const type = stanza.attr('type') ?? 'normal';
-    if (type === 'error') return;
+    if (type === 'error') return RESOLVED;
     if (type === 'groupchat') return this.bounce(stanza, new StanzaError('service-unavailable'));
     const eligible = sessions.filter((s) => s.available && s.priority >= 0);
     let targets = eligible;
@@ -237,17 +214,27 @@ export class Router {
       const top = Math.max(...eligible.map((s) => s.priority));
       targets = eligible.filter((s) => s.priority === top);
     }
-    if (targets.length === 0) {
-      if (type === 'headline') return;
-      if (!(await this.accounts.exists(to.user!, to.host))) return this.bounce(stanza, new StanzaError('service-unavailable'));
-      const offline: OfflineContext = { stanza, from: ctx.from, to: to.toBare() };
-      await this.chains.offline.run(offline, () => this.bounce(stanza, new StanzaError('service-unavailable', 'the recipient is offline')));
-      return;
-    }
-    for (const session of targets) {
-      await this.deliverToSession(session, stanza);
+    if (targets.length > 0) return this.#handOut(stanza, targets, record);
+    if (type === 'headline') return RESOLVED;
+    return this.#toOffline(ctx);
+  }
+
+  /** No session takes the message: offline storage, if the account exists and a module keeps it. */
+  async #toOffline(ctx: DeliverContext): Promise<void> {
+    const { stanza, to } = ctx;
+    if (!(await this.accounts.exists(to.user!, to.host))) return this.bounce(stanza, new StanzaError('service-unavailable'));
+    const offline: OfflineContext = { stanza, from: ctx.from, to: to.toBare() };
+    await this.chains.offline.run(offline, () => this.bounce(stanza, new StanzaError('service-unavailable', 'the recipient is offline')));
+  }
+
+  /** To each session in turn (the first at once), recording it in `record.delivered` once it got the stanza. */
+  #handOut(stanza: XmlElement, sessions: readonly C2SSession[], record: DeliverContext, from = 0): Promise<void> {
+    const session = sessions[from];
+    if (!session) return RESOLVED;
+    return this.deliverToSession(session, stanza).then(() => {
       record.delivered.push(session);
-    }
+      return this.#handOut(stanza, sessions, record, from + 1);
+    });
   }
 
   /**

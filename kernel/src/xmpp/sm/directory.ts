@@ -66,7 +66,7 @@ export class MergedSessionDirectory implements SessionDirectory {
       try {
         remote.push(source.byAccountNow(bare));
       } catch (err) {
-        this.logger.warn({ err, module: owner, question: 'byAccount' }, 'a session source of %s failed; its sessions are left out', owner);
+        this.#sourceFailed(owner, 'byAccount', err);
       }
     }
     return merged(local, remote);
@@ -97,13 +97,17 @@ export class MergedSessionDirectory implements SessionDirectory {
     return sum(local, await this.#ask('countHost', (s) => s.countHost(host), 0));
   }
 
+  #sourceFailed(owner: string, question: string, err: unknown): void {
+    this.logger.warn({ err, module: owner, question }, 'a session source of %s failed; its sessions are left out', owner);
+  }
+
   /** Every source's answer, in registration order; `fallback` for one that fails. */
   #ask<T>(question: string, ask: (source: SessionSource) => Promise<T>, fallback: T): Promise<T[]> {
     const one = async ({ source, owner }: Registered): Promise<T> => {
       try {
         return await ask(source);
       } catch (err) {
-        this.logger.warn({ err, module: owner, question }, 'a session source of %s failed; its sessions are left out', owner);
+        this.#sourceFailed(owner, question, err);
         return fallback;
       }
     };
