@@ -8,6 +8,7 @@
  * is filed under the normalized account, so invalidating an account finds every spelling of it.
  */
 import { hash, randomBytes } from 'node:crypto';
+import { RecencyMap } from '../caches/recency-map.js';
 
 export interface CredentialCacheSettings {
   enabled: boolean;
@@ -24,8 +25,8 @@ interface Entry {
 export class CredentialCache {
   readonly #secret = randomBytes(32).toString('base64');
   readonly #settings: () => CredentialCacheSettings;
-  /** Map order is recency order: a hit moves its entry to the end. */
-  readonly #entries = new Map<string, Entry>();
+  /** Least recently used first (to the second: see RecencyMap). */
+  readonly #entries = new RecencyMap<string, Entry>();
   /** The entries of each account, so invalidation is not a scan. */
   readonly #byAccount = new Map<string, Set<string>>();
   readonly #now: () => number;
@@ -51,14 +52,13 @@ export class CredentialCache {
     const settings = this.#settings();
     if (!settings.enabled) return false;
     const key = this.#keyOf(user, host, password);
-    const entry = this.#entries.get(key);
+    const now = this.#now();
+    const entry = this.#entries.get(key, now);
     if (!entry) return false;
-    if (this.#now() - entry.verifiedAt >= settings.lifeTimeSeconds * 1000) {
+    if (now - entry.verifiedAt >= settings.lifeTimeSeconds * 1000) {
       this.#delete(key, entry);
       return false;
     }
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
     return true;
   }
 
@@ -71,17 +71,15 @@ export class CredentialCache {
     if (!settings.enabled || settings.size < 1 || epoch !== this.#epoch) return;
     const key = this.#keyOf(user, host, password);
     const account = accountOf(normalized.user, normalized.host);
-    const previous = this.#entries.get(key);
+    const previous = this.#entries.peek(key);
     if (previous) this.#delete(key, previous);
-    this.#entries.set(key, { account, verifiedAt: this.#now() });
+    const now = this.#now();
+    this.#entries.set(key, { account, verifiedAt: now }, now);
     let keys = this.#byAccount.get(account);
     if (!keys) this.#byAccount.set(account, (keys = new Set()));
     keys.add(key);
     // The size may have shrunk on a reload: trim down to it, oldest first.
-    for (const [oldKey, oldEntry] of this.#entries) {
-      if (this.#entries.size <= settings.size) break;
-      this.#delete(oldKey, oldEntry);
-    }
+    this.#entries.trimTo(settings.size, (oldKey, oldEntry) => this.#unfile(oldKey, oldEntry));
   }
 
   /** Forgets every verified password of the account (password changed, account removed). */
@@ -109,6 +107,11 @@ export class CredentialCache {
 
   #delete(key: string, entry: Entry): void {
     this.#entries.delete(key);
+    this.#unfile(key, entry);
+  }
+
+  /** Takes the key out of its account's set. */
+  #unfile(key: string, entry: Entry): void {
     const keys = this.#byAccount.get(entry.account);
     keys?.delete(key);
     if (keys?.size === 0) this.#byAccount.delete(entry.account);

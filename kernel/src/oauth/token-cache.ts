@@ -3,6 +3,8 @@
  * a bearer call then costs a hash and a map look-up. Entries are keyed by the token's hash. A revocation
  * removes its entry at once; an expiry is checked on every use, cached or not.
  */
+import { RecencyMap } from '../caches/recency-map.js';
+
 export interface CacheSettings {
   readonly enabled: boolean;
   readonly size: number;
@@ -12,8 +14,8 @@ export interface CacheSettings {
 }
 
 export class TokenCache<T> {
-  /** Map order is recency order. */
-  readonly #entries = new Map<string, { value: T | undefined; until: number }>();
+  /** Least recently used first (to the second: see RecencyMap). */
+  readonly #entries = new RecencyMap<string, { value: T | undefined; until: number }>();
 
   constructor(private readonly settings: () => CacheSettings) {}
 
@@ -21,26 +23,20 @@ export class TokenCache<T> {
   get(hash: string, now = Date.now()): { value: T | undefined } | undefined {
     const settings = this.settings();
     if (!settings.enabled) return undefined;
-    const entry = this.#entries.get(hash);
+    const entry = this.#entries.get(hash, now);
     if (!entry) return undefined;
     if (entry.until <= now) {
       this.#entries.delete(hash);
       return undefined;
     }
-    this.#entries.delete(hash);
-    this.#entries.set(hash, entry);
     return { value: entry.value };
   }
 
   set(hash: string, value: T | undefined, now = Date.now()): void {
     const settings = this.settings();
     if (!settings.enabled || (value === undefined && !settings.cacheMissed)) return;
-    this.#entries.delete(hash);
-    this.#entries.set(hash, { value, until: now + settings.lifeTimeMs });
-    for (const key of this.#entries.keys()) {
-      if (this.#entries.size <= settings.size) break;
-      this.#entries.delete(key);
-    }
+    this.#entries.set(hash, { value, until: now + settings.lifeTimeMs }, now);
+    this.#entries.trimTo(settings.size);
   }
 
   delete(hash: string): void {
