@@ -68,6 +68,16 @@ describe('stream parser', () => {
     expect(out.elements.map((e) => e.name)).to.deep.equal(['presence', 'message']);
   });
 
+  it('reads stanzas whose start tags are split at every point after a stanza ended (the parser lets go of the last one between stanzas)', () => {
+    const first = "<message to='a@localhost' xmlns:x='urn:x' x:a='1'><body>1</body></message>";
+    const second = "<message to='b@localhost' xmlns:y='urn:y' y:b='2' id='m2'><y:c/><body>2</body></message>";
+    for (let cut = 0; cut <= second.length; cut++) {
+      const out = feed([HEADER, first + second.slice(0, cut), second.slice(cut), ' <presence/>']);
+      expect(out.error, `cut at ${cut}`).to.equal(undefined);
+      expect(out.elements.map((e) => e.toString()), `cut at ${cut}`).to.deep.equal([first, second, '<presence/>']);
+    }
+  });
+
   it('keeps namespaces of payloads and serializes safely', () => {
     const out = feed([HEADER, "<iq type='get' id='1'><query xmlns='jabber:iq:roster' ver='a&lt;b'/></iq>"]);
     const query = out.elements[0]!.getChild('query', 'jabber:iq:roster');
