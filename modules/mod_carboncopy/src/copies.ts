@@ -15,27 +15,51 @@ export class CarbonCopies {
     private readonly router: RouterApi,
   ) {}
 
-  /** The deliver layer: received copies after delivery. */
-  async onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
+  /**
+   * The deliver layer: received copies after delivery. A message for an account none of whose sessions
+   * enabled carbons (most of them) passes without an async frame.
+   */
+  onDeliver(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
     const original = ctx.stanza;
     if (original.name !== 'message') return next();
     const copyable = isCopyable(original) && !isFromMuc(original);
     // §7: the receiving server removes <private/> before delivering to the recipient.
     if (isPrivate(original)) ctx.stanza = original.clone().removeChildren((c) => c.is('private', NS_CARBONS));
+    if (!copyable || this.#noneWantCopies(ctx.to.bare)) return next();
+    return this.#deliverThenCopy(ctx, next);
+  }
+
+  async #deliverThenCopy(ctx: DeliverContext, next: () => Promise<void>): Promise<void> {
     await next();
-    if (!copyable || ctx.delivered.length === 0) return;
+    if (ctx.delivered.length === 0) return;
     const skip = new Set(ctx.delivered);
     await this.#copy('received', ctx.stanza, ctx.to.bare, (s) => !skip.has(s));
   }
 
   /** The user_send layer: sent copies, then routing. */
-  async onSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
+  onSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
     const { stanza, session } = ctx;
     // A message to the sender's own account reaches its resources as received copies already.
-    if (stanza.name === 'message' && ctx.to !== undefined && ctx.to.bare !== session.account.bare && isCopyable(stanza)) {
-      await this.#copy('sent', stanza, session.account.bare, (s) => s !== session);
-    }
+    if (stanza.name !== 'message' || ctx.to === undefined || ctx.to.bare === session.account.bare || !isCopyable(stanza)) return next();
+    if (this.#noneWantCopies(session.account.bare, session)) return next();
+    return this.#copyThenSend(ctx, next);
+  }
+
+  async #copyThenSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
+    const { stanza, session } = ctx;
+    await this.#copy('sent', stanza, session.account.bare, (s) => s !== session);
     await next();
+  }
+
+  /**
+   * True when, as the directory knows without waiting, no session of the account (other than `except`) has
+   * carbons enabled; false when one has, or when the directory cannot tell without asking (a cluster peer).
+   */
+  #noneWantCopies(account: string, except?: C2SSession): boolean {
+    const sessions = this.sessions.byAccountNow?.(account);
+    if (sessions === undefined) return false;
+    for (const s of sessions) if (s !== except && !s.closed && carbonsEnabled(s)) return false;
+    return true;
   }
 
   async #copy(direction: CarbonDirection, original: XmlElement, account: string, wanted: (s: C2SSession) => boolean): Promise<void> {

@@ -32,14 +32,22 @@ export interface LastItemsDeps {
 export class LastItems {
   constructor(private readonly deps: LastItemsDeps) {}
 
-  /** The user_send layer: takes capabilities answers, and follows available presence broadcasts. */
-  readonly layer: Middleware<SendContext> = async (c, next) => {
+  /**
+   * The user_send layer: takes capabilities answers, and follows available presence broadcasts. Every other
+   * stanza (each chat message) passes without an async frame.
+   */
+  readonly layer: Middleware<SendContext> = (c, next) => {
     if (this.deps.caps.takeAnswer(c.session, c.stanza)) return;
-    await next();
-    const { stanza, session } = c;
-    if (stanza.name !== 'presence' || c.to !== undefined || stanza.attr('type') !== undefined) return;
-    void this.#available(session).catch((err: unknown) => this.deps.logger.warn({ err, jid: session.jid.full }, 'could not send the last PEP items'));
+    const { stanza } = c;
+    if (stanza.name !== 'presence' || c.to !== undefined || stanza.attr('type') !== undefined) return next();
+    return this.#afterBroadcast(c, next);
   };
+
+  async #afterBroadcast(c: SendContext, next: () => Promise<void>): Promise<void> {
+    await next();
+    const { session } = c;
+    void this.#available(session).catch((err: unknown) => this.deps.logger.warn({ err, jid: session.jid.full }, 'could not send the last PEP items'));
+  }
 
   async #available(session: C2SSession): Promise<void> {
     const features = await this.deps.caps.learn(session);

@@ -24,6 +24,12 @@ export interface SessionDirectory {
   get(full: string): Promise<C2SSession | undefined>;
   /** The sessions of an account (bare JID): this node's in binding order, then each source's. */
   byAccount(bare: string): Promise<C2SSession[]>;
+  /**
+   * `byAccount`'s answer without waiting, or undefined when a source can answer only asynchronously (a
+   * cluster peer): for a check on every stanza that should not cost an async turn when it finds nothing to
+   * do (does any session of the account want a copy?). Optional: ask `byAccount` when it is missing.
+   */
+  byAccountNow?(bare: string): C2SSession[] | undefined;
   /** The bare JIDs with at least one session, each once. */
   accounts(): Promise<string[]>;
   /** Every session: this node's, then each source's. */
