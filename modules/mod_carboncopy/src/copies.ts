@@ -25,7 +25,8 @@ export class CarbonCopies {
     const copyable = isCopyable(original) && !isFromMuc(original);
     // §7: the receiving server removes <private/> before delivering to the recipient.
     if (isPrivate(original)) ctx.stanza = original.clone().removeChildren((c) => c.is('private', NS_CARBONS));
-    if (!copyable || this.#noneWantCopies(ctx.to.bare)) return next();
+    // Which sessions got the message is known only after delivery: before it, any carbons-enabled one counts.
+    if (!copyable || this.#noneWantCopies(ctx.to.bare, () => true)) return next();
     return this.#deliverThenCopy(ctx, next);
   }
 
@@ -41,31 +42,28 @@ export class CarbonCopies {
     const { stanza, session } = ctx;
     // A message to the sender's own account reaches its resources as received copies already.
     if (stanza.name !== 'message' || ctx.to === undefined || ctx.to.bare === session.account.bare || !isCopyable(stanza)) return next();
-    if (this.#noneWantCopies(session.account.bare, session)) return next();
-    return this.#copyThenSend(ctx, next);
-  }
-
-  async #copyThenSend(ctx: SendContext, next: () => Promise<void>): Promise<void> {
-    const { stanza, session } = ctx;
-    await this.#copy('sent', stanza, session.account.bare, (s) => s !== session);
-    await next();
+    const others = (s: C2SSession) => s !== session;
+    if (this.#noneWantCopies(session.account.bare, others)) return next();
+    return this.#copy('sent', stanza, session.account.bare, others).then(() => next());
   }
 
   /**
-   * True when, as the directory knows without waiting, no session of the account (other than `except`) has
-   * carbons enabled; false when one has, or when the directory cannot tell without asking (a cluster peer).
+   * True when, as the directory knows without waiting, no session of the account would get a copy; false when
+   * one would, or when the directory cannot tell without asking (a cluster peer).
    */
-  #noneWantCopies(account: string, except?: C2SSession): boolean {
-    const sessions = this.sessions.byAccountNow?.(account);
-    if (sessions === undefined) return false;
-    for (const s of sessions) if (s !== except && !s.closed && carbonsEnabled(s)) return false;
-    return true;
+  #noneWantCopies(account: string, wanted: (s: C2SSession) => boolean): boolean {
+    return this.sessions.byAccountNow?.(account)?.some((s) => getsCopy(s, wanted)) === false;
   }
 
   async #copy(direction: CarbonDirection, original: XmlElement, account: string, wanted: (s: C2SSession) => boolean): Promise<void> {
     for (const session of await this.sessions.byAccount(account)) {
-      if (session.closed || !carbonsEnabled(session) || !wanted(session)) continue;
+      if (!getsCopy(session, wanted)) continue;
       await this.router.deliverToSession(session, carbonCopy(direction, original, account, session.jid.full));
     }
   }
+}
+
+/** Whether a session of the account gets a copy: open, carbons enabled, and one the caller wants. */
+function getsCopy(session: C2SSession, wanted: (s: C2SSession) => boolean): boolean {
+  return !session.closed && carbonsEnabled(session) && wanted(session);
 }
