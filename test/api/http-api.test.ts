@@ -164,6 +164,32 @@ describe('HTTP JSON API', () => {
       expect(users.filter((u) => u.startsWith('bad'))).to.deep.equal([]);
     });
 
+    it('reads a body that arrives with the headers and one that trickles in after them, split inside a character, without its byte order mark', async () => {
+      const body = (user: string) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`{"user":"${user}","host":"localhost","password":"pw"}`)]);
+      // All at once: the server finds the whole body buffered when mod_http_api asks for it.
+      expect((await t.api('register', {}, { basic: ADMIN, raw: body('zoë') })).status).to.equal(200);
+      // Headers first, then the body in two parts cut inside the "é" (0xc3 0xa9), 50 ms apart.
+      const slow = body('zoé');
+      const cut = slow.indexOf(0xc3) + 1;
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(t.url('/api/register'), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': slow.length, authorization: `Basic ${Buffer.from(ADMIN).toString('base64')}` },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+        setTimeout(() => req.write(slow.subarray(0, cut)), 50);
+        setTimeout(() => req.end(slow.subarray(cut)), 100);
+      });
+      expect(status).to.equal(200);
+      const users: string[] = (await t.api('registered_users', { host: 'localhost' }, { basic: ADMIN })).body;
+      expect(users).to.include.members(['zoë', 'zoé']);
+    });
+
     it('refuses a body that is not a JSON object', async () => {
       expectError(await t.api('status', {}, { raw: '["localhost"]' }), 400, 40, /must be a JSON object.*got a list/);
       expectError(await t.api('status', {}, { raw: '"x"' }), 400, 40, /must be a JSON object.*got a string/);

@@ -30,6 +30,7 @@ export interface ExecuteOptions {
 export type CommandCatalog = (name: string) => Promise<string | undefined>;
 
 const CLI_FRONTEND = 'service_ctl';
+const ignore = (): void => {};
 
 export class CommandBus {
   constructor(
@@ -56,8 +57,8 @@ export class CommandBus {
         command: name,
         version: command.version,
         log: this.logger,
-        progress: options.progress ?? (() => {}),
-        output: options.output ?? (() => {}),
+        progress: options.progress ?? ignore,
+        output: options.output ?? ignore,
       };
       const value = await command.handler(args as never, call);
       const result = formatResult(name, command.decl.result, value);

@@ -7,13 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
 import Koa from 'koa';
 import { asCommandError } from '@service/plugin-api';
 import type { HttpListenerConfig } from '../config/listeners.js';
 import { normalizeIp } from '../access/ip.js';
 import type { Logger } from '../log/logger.js';
 import { HttpHandlerRegistry } from './handlers.js';
-import { ListenerRoutes, splitPath } from './mounts.js';
+import { ListenerRoutes, segmentsBelow } from './mounts.js';
 import { sendCommandError, sendError } from '@service/plugin-api';
 import type { HttpContext, HttpServerApi, HttpState } from '@service/plugin-api';
 
@@ -25,6 +26,17 @@ export function nextRequestId(): string {
   return `${idPrefix}-${idCounter.toString(36)}`;
 }
 
+/** The peer address of a connection, normalized once: keep-alive connections carry many requests. */
+const peerAddresses = new WeakMap<Socket, string>();
+function peerAddress(socket: Socket): string {
+  let ip = peerAddresses.get(socket);
+  if (ip === undefined) {
+    ip = normalizeIp(socket.remoteAddress ?? '');
+    peerAddresses.set(socket, ip);
+  }
+  return ip;
+}
+
 export function createHttpApp(config: HttpListenerConfig, handlers: HttpHandlerRegistry, logger: Logger): { app: Koa<HttpState>; routes: ListenerRoutes } {
   const app = new Koa<HttpState>({ proxy: false });
   const customHeaders = Object.entries(config.custom_headers);
@@ -33,7 +45,7 @@ export function createHttpApp(config: HttpListenerConfig, handlers: HttpHandlerR
     const state = ctx.state as { -readonly [K in keyof HttpState]: HttpState[K] };
     let segments: string[];
     try {
-      segments = splitPath(ctx.path).slice(mount.segments.length).map((s) => decodeURIComponent(s));
+      segments = segmentsBelow(ctx.path, mount.segments.length);
     } catch {
       sendError(http, 'bad_request', 'the URL path is not valid percent-encoded UTF-8');
       return;
@@ -64,7 +76,7 @@ export function createHttpApp(config: HttpListenerConfig, handlers: HttpHandlerR
     for (const [name, value] of customHeaders) ctx.set(name, value);
     const state = ctx.state as { -readonly [K in keyof HttpState]: HttpState[K] };
     state.requestId = requestId;
-    state.ip = normalizeIp(ctx.req.socket.remoteAddress ?? '');
+    state.ip = peerAddress(ctx.req.socket);
     state.listener = config;
     await next();
   });

@@ -23,6 +23,14 @@ export function splitPath(path: string): string[] {
   return path.split('/').filter(Boolean);
 }
 
+/** The segments of `path` below a mount of `depth` segments, percent-decoded (throws on bad encoding). */
+export function segmentsBelow(path: string, depth: number): string[] {
+  const segments = splitPath(path);
+  if (depth) segments.splice(0, depth);
+  for (let i = 0; i < segments.length; i++) if (segments[i]!.includes('%')) segments[i] = decodeURIComponent(segments[i]!);
+  return segments;
+}
+
 /** path-to-regexp reads these characters as syntax; a configured prefix means them literally. */
 function literal(segment: string): string {
   return segment.replace(/[:*?()[\]{}+!\\]/g, (c) => `\\${c}`);
@@ -39,8 +47,9 @@ export class ListenerRoutes {
     for (const mount of mounts) {
       this.#mounts.set(mount.prefix, mount);
       const base = mount.segments.map(literal).join('/');
-      const paths = base ? [`/${base}`, `/${base}/`, `/${base}/{*rest}`] : ['/', '/{*rest}'];
-      for (const path of paths) this.#router.all(mount.prefix, path, (ctx) => dispatch(ctx as never, mount));
+      // One route per mount: the prefix itself, with or without a trailing slash, or anything below it. Every
+      // route is a regular expression tried on each request, so one pattern rather than three.
+      this.#router.all(mount.prefix, base ? `/${base}{/*rest}` : '{/*rest}', (ctx) => dispatch(ctx as never, mount));
     }
   }
 

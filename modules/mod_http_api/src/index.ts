@@ -27,12 +27,21 @@ const PREFLIGHT_HEADERS = {
 const COMMAND_NAME = /^[a-z0-9_]{1,100}$/;
 const VERSION_SEGMENT = /^v(\d{1,6})$/;
 
+/** The version a mount path names in its last `vN` segment (`/api/v2`), remembered per mount. */
+const mountVersions = new Map<string, number | undefined>();
+function mountVersion(mount: string): number | undefined {
+  if (mountVersions.has(mount)) return mountVersions.get(mount);
+  const named = mount.split('/').reverse().map((s) => VERSION_SEGMENT.exec(s)).find(Boolean);
+  const version = named ? Number(named[1]) : undefined;
+  mountVersions.set(mount, version);
+  return version;
+}
+
 /** The API version from the last `vN` segment of the mount path or right after it. */
 function versionOf(mount: string, segments: readonly string[]): { version?: number; rest: readonly string[] } {
-  const first = segments[0] !== undefined ? VERSION_SEGMENT.exec(segments[0]) : null;
-  if (first && segments.length > 1) return { version: Number(first[1]), rest: segments.slice(1) };
-  const mounted = mount.split('/').reverse().map((s) => VERSION_SEGMENT.exec(s)).find(Boolean);
-  return { version: mounted ? Number(mounted[1]) : undefined, rest: segments };
+  const first = segments.length > 1 && segments[0]!.charCodeAt(0) === 0x76 /* v */ ? VERSION_SEGMENT.exec(segments[0]!) : null;
+  if (first) return { version: Number(first[1]), rest: segments.slice(1) };
+  return { version: mountVersion(mount), rest: segments };
 }
 
 function createHandler(services: ServerServices) {
@@ -79,7 +88,7 @@ function createHandler(services: ServerServices) {
         }
       } else {
         // Read nowhere, query parameters on a POST would be dropped silently: say so, like any extra argument.
-        const query = [...new Set(new URLSearchParams(ctx.querystring).keys())];
+        const query = ctx.querystring ? [...new Set(new URLSearchParams(ctx.querystring).keys())] : [];
         if (query.length) {
           throw new CommandError('bad_request', `a POST takes its arguments in the JSON body, not in the query string (${query.join(', ')})`);
         }

@@ -5,10 +5,13 @@
 import { ERROR_KINDS, type CommandError, type ErrorKind } from '../commands/errors.js';
 import type { HttpContext } from './types.js';
 
+/** What koa's `ctx.type = 'application/json'` sets, without looking the type up on every response. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 export function sendError(ctx: HttpContext, kind: ErrorKind, message: string): void {
   const info = ERROR_KINDS[kind];
   ctx.status = info.http;
-  ctx.type = 'application/json';
+  ctx.set('Content-Type', JSON_CONTENT_TYPE);
   ctx.body = JSON.stringify({ status: 'error', code: info.code, message });
 }
 
@@ -20,6 +23,6 @@ export function sendCommandError(ctx: HttpContext, error: CommandError): void {
 
 export function sendJson(ctx: HttpContext, value: unknown, status = 200): void {
   ctx.status = status;
-  ctx.type = 'application/json';
+  ctx.set('Content-Type', JSON_CONTENT_TYPE);
   ctx.body = JSON.stringify(value);
 }
