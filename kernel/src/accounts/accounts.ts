@@ -160,7 +160,9 @@ export class AccountService {
    * refuses the account (a banned one). False for a missing account.
    */
   async checkPassword(user: string, host: string, password: string): Promise<boolean> {
-    if (!(await this.#verifyPassword(user, host, password))) return false;
+    // The cache is keyed by the names as given, so a hit costs no normalization (HTTP Basic checks on
+    // every request); entries are filed under the normalized account, so invalidation still finds them.
+    if (!(this.#cache.isVerified(user, host, password) || (await this.#verifyStoredPassword(user, host, password)))) return false;
     // A right password of an account that may not log in now (banned) is refused like a wrong one.
     return this.#hooks.count('password_login_check') === 0 || (await this.loginRefusal(user, host)) === undefined;
   }
@@ -330,10 +332,8 @@ export class AccountService {
    * Whether `password` is the account's; false for a missing account. A password that could never have
    * been stored (empty, too long) is false without any hashing.
    */
-  async #verifyPassword(user: string, host: string, password: string): Promise<boolean> {
-    // The cache is keyed by the names as given, so a hit costs no normalization (HTTP Basic checks on
-    // every request); entries are filed under the normalized account, so invalidation still finds them.
-    if (this.#cache.isVerified(user, host, password)) return true;
+  /** Checks the password against storage (a cache miss), and caches it when right. */
+  async #verifyStoredPassword(user: string, host: string, password: string): Promise<boolean> {
     const account = this.#account(user, host);
     if (passwordProblem(password)) return false;
     const epoch = this.#cache.epoch();
