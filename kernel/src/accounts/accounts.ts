@@ -329,10 +329,10 @@ export class AccountService {
   }
 
   /**
-   * Whether `password` is the account's; false for a missing account. A password that could never have
-   * been stored (empty, too long) is false without any hashing.
+   * Whether `password` is the account's, read from storage (the credential cache missed); a right one is
+   * cached. False for a missing account; a password that could never have been stored (empty, too long) is
+   * false without any hashing.
    */
-  /** Checks the password against storage (a cache miss), and caches it when right. */
   async #verifyStoredPassword(user: string, host: string, password: string): Promise<boolean> {
     const account = this.#account(user, host);
     if (passwordProblem(password)) return false;
