@@ -39,7 +39,7 @@ function mountVersion(mount: string): number | undefined {
 
 /** The API version from the last `vN` segment of the mount path or right after it. */
 function versionOf(mount: string, segments: readonly string[]): { version?: number; rest: readonly string[] } {
-  const first = segments.length > 1 && segments[0]!.charCodeAt(0) === 0x76 /* v */ ? VERSION_SEGMENT.exec(segments[0]!) : null;
+  const first = segments.length > 1 ? VERSION_SEGMENT.exec(segments[0]!) : null;
   if (first) return { version: Number(first[1]), rest: segments.slice(1) };
   return { version: mountVersion(mount), rest: segments };
 }

@@ -21,10 +21,7 @@ export async function readBodyText(ctx: HttpContext, limit: number): Promise<str
   // it (`complete`) and nothing has read it yet, so it is taken at once, without listeners or a promise.
   if (req.complete && !req.readableDidRead && req.readableLength <= limit && req.readableEncoding === null) {
     const body = (req.read() as Buffer | null) ?? Buffer.alloc(0);
-    if (!isUtf8(body)) {
-      ctx.set('Connection', 'close');
-      throw notUtf8Error();
-    }
+    if (!isUtf8(body)) throw notUtf8(ctx);
     return textOf(body);
   }
   return new Promise<string>((resolve, reject) => {
@@ -50,13 +47,8 @@ export async function readBodyText(ctx: HttpContext, limit: number): Promise<str
     const onEnd = () => {
       cleanup();
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      if (!isUtf8(body)) return notUtf8();
+      if (!isUtf8(body)) return reject(notUtf8(ctx));
       resolve(textOf(body));
-    };
-    const notUtf8 = () => {
-      cleanup();
-      ctx.set('Connection', 'close');
-      reject(notUtf8Error());
     };
     const onError = (err: Error) => {
       cleanup();
@@ -70,7 +62,11 @@ export async function readBodyText(ctx: HttpContext, limit: number): Promise<str
   });
 }
 
-const notUtf8Error = () => new CommandError('bad_request', 'the request body is not valid UTF-8');
+/** The refusal of a body that is not UTF-8; the connection is closed after it. */
+function notUtf8(ctx: HttpContext): CommandError {
+  ctx.set('Connection', 'close');
+  return new CommandError('bad_request', 'the request body is not valid UTF-8');
+}
 
 /** The body's text. A byte order mark is not part of it (TextDecoder dropped it too). */
 function textOf(body: Buffer): string {
