@@ -1,7 +1,9 @@
 /**
- * Connections placed on one worker of a server process with `workers:`. The primary hands connections out
- * in turn, so a test logs in until the server's log says the login landed on the worker it wants (each
- * worker logs `authenticated` with its number). Shared by the tests that need a session on each worker.
+ * Connections placed on one worker of a server process with `workers:`. Each worker accepts XMPP clients on a
+ * socket of its own and the kernel picks one by a hash of the client's port (or, where that is not built, the
+ * primary hands connections out in turn), so a test logs in until the server's log says the login landed on
+ * the worker it wants (each worker logs `authenticated` with its number). Shared by the tests that need a
+ * session on each worker.
  */
 import { expect } from 'chai';
 import { RawXmppPeer } from './raw-xmpp.js';
@@ -23,7 +25,8 @@ export async function bothWorkersServe(proc: ServerProcess): Promise<void> {
   expect(proc.output()).to.include('2 workers serve');
 }
 
-const ATTEMPTS = 8;
+/** A connection lands on a given worker one time in two: 24 misses in a row happen once in 16 million. */
+const ATTEMPTS = 24;
 
 export class WorkerLogins {
   /** Every client placed, for the test's after() to stop. */

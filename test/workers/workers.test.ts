@@ -12,7 +12,7 @@
  */
 import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'yaml';
 import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
 import { WorkerLogins, bothWorkersServe, twoWorkersConfig } from '../support/worker-logins.js';
@@ -51,6 +51,33 @@ async function childrenOf(pid: number): Promise<number[]> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The inodes of the sockets listening on TCP `port` (IPv4 and IPv6), from the kernel's tables. */
+async function listeningInodes(port: number): Promise<Set<string>> {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const rows = (await readFile(table, 'utf8').catch(() => '')).split('\n').slice(1);
+    for (const row of rows) {
+      const fields = row.trim().split(/\s+/);
+      // local_address is HEXIP:HEXPORT; state 0A is LISTEN; the inode is the tenth field.
+      if (fields.length > 9 && fields[3] === '0A' && parseInt(fields[1]!.split(':')[1]!, 16) === port) inodes.add(fields[9]!);
+    }
+  }
+  return inodes;
+}
+
+/** How many of the sockets listening on `port` process `pid` holds. */
+async function listeningSocketsHeld(pid: number, port: number): Promise<number> {
+  const inodes = await listeningInodes(port);
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  let held = 0;
+  for (const fd of fds) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    if (inode && inodes.has(inode)) held++;
+  }
+  return held;
+}
 
 describe('several workers on one machine (workers: 2, SQLite, no Redis)', function () {
   this.timeout(120_000);
@@ -127,6 +154,28 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
     const after = await Promise.all(workers.map(cpu));
     // Both workers spent CPU on the 300 requests: the port is shared, not served by one of them.
     for (const [i] of workers.entries()) expect(after[i]! - before[i]!, `CPU ticks of worker ${i + 1}`).to.be.greaterThan(0);
+  });
+
+  it('lets each worker accept its own XMPP clients (a socket of its own on the c2s port, none in the primary)', async function () {
+    const workers = await childrenOf(proc.child.pid!);
+    // Where the native addon is not built (not Linux), the primary shares the port out instead.
+    const { listenReusePort } = await import('@service/reuseport');
+    if (!listenReusePort) this.skip();
+    expect(await listeningSocketsHeld(proc.child.pid!, c2s), 'c2s sockets of the primary').to.equal(0);
+    for (const [i, pid] of workers.entries()) expect(await listeningSocketsHeld(pid, c2s), `c2s sockets of worker ${i + 1}`).to.equal(1);
+    // The HTTP port stays the primary's to share out (few keep-alive connections: round robin keeps them even).
+    expect(await listeningSocketsHeld(proc.child.pid!, proc.port), 'HTTP sockets of the primary').to.equal(1);
+    // The kernel spreads new connections over both sockets: 16 logins land on both workers.
+    const from = proc.output().length;
+    const peers = await Promise.all(Array.from({ length: 16 }, async () => {
+      const peer = await RawXmppPeer.connect(c2s);
+      await peer.authenticate('hugo', 'hugo-pw');
+      return peer;
+    }));
+    const landed = new Set<number>();
+    for (const line of proc.output().slice(from).split('\n')) if (line.includes('"authenticated"') && line.includes('"user":"hugo@localhost"')) landed.add((JSON.parse(line) as { worker: number }).worker);
+    for (const peer of peers) peer.destroy();
+    expect([...landed].sort()).to.deep.equal([1, 2]);
   });
 
   it('delivers chat, IQs and presence between clients on different workers', async () => {

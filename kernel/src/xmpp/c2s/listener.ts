@@ -8,6 +8,7 @@ import { createServer as createNetServer, type Server, type Socket } from 'node:
 import { createServer as createTlsServer } from 'node:tls';
 import type { C2sListenerConfig } from '../../config/listeners.js';
 import { listen } from '../../http/listener.js';
+import { listenOnOwnSocket } from '../../workers/own-socket.js';
 import { StreamError } from '@service/plugin-api';
 import { normalizeIp } from '../../access/ip.js';
 import type { CertificateStore } from '../tls/certificates.js';
@@ -60,7 +61,8 @@ export async function startC2sListener(config: C2sListenerConfig, env: C2SEnviro
   } else {
     server = createNetServer((socket) => accept(socket, false));
   }
-  await listen(server, config.port, config.ip);
+  // A worker accepts its own clients (a login is a new connection: no hand-over by the primary each time).
+  if (!(await listenOnOwnSocket(server, config.port, config.ip))) await listen(server, config.port, config.ip);
   return {
     port: () => (server.address() as { port: number }).port,
     close: async () => {
