@@ -1,7 +1,7 @@
 /**
  * The primary process of a server with several workers (`workers: auto` or a number): it forks the workers
- * with node:cluster, so they share the configured listeners (the primary accepts and hands connections out
- * in turn), tells them which workers are up, relays the server actions one worker applies to the others,
+ * with node:cluster, so they share the configured listeners (the primary accepts HTTP connections and hands
+ * them out in turn; each worker accepts XMPP clients on a c2s socket of its own, own-socket.ts), tells them which workers are up, relays the server actions one worker applies to the others,
  * starts a worker again when one dies (its sessions end; their contacts are told once), and stops them all.
  * It opens no database and serves no client: everything the server does, the workers do.
  *
