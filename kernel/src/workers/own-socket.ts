@@ -16,7 +16,10 @@
 import cluster from 'node:cluster';
 import { isIP } from 'node:net';
 import type { Server } from 'node:net';
-import { listenReusePort } from '@service/reuseport';
+import { listenReusePort, reusePortProblem } from '@service/reuseport';
+
+/** Why the workers share XMPP ports through the primary here (the addon is not loaded), or undefined. */
+export const ownSocketProblem: string | undefined = listenReusePort ? undefined : (reusePortProblem ?? 'the addon is not built');
 
 /** Node's default backlog for a listening socket. */
 const BACKLOG = 511;
