@@ -1,4 +1,5 @@
-# A Linux socket option Node 20 does not expose (SO_REUSEPORT): see src/reuseport.c. Links against nothing.
+# A Linux socket option Node 20 does not expose (SO_REUSEPORT): see src/reuseport.c. Links against nothing:
+# libuv's error names come from the node binary it is loaded into.
 {
   "targets": [
     {

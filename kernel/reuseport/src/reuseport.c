@@ -13,6 +13,7 @@
  * `ip` is a numeric IPv4 or IPv6 address; '::' listens on both families (IPV6_V6ONLY off), as Node does.
  */
 #include <node_api.h>
+#include <uv.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,17 +27,9 @@ static napi_value fail(napi_env env, const char *code, const char *what) {
   return NULL;
 }
 
+/* libuv's name for an errno (EADDRINUSE, EMFILE...), as Node's own errors carry: the running node exports it. */
 static const char *errno_name(int err) {
-  switch (err) {
-    case EADDRINUSE: return "EADDRINUSE";
-    case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
-    case EAFNOSUPPORT: return "EAFNOSUPPORT";
-    case EACCES: return "EACCES";
-    case EINVAL: return "EINVAL";
-    case ENOPROTOOPT: return "ENOPROTOOPT";
-    case EMFILE: return "EMFILE";
-    default: return "EIO";
-  }
+  return uv_err_name(uv_translate_sys_error(err));
 }
 
 static napi_value listen_reuseport(napi_env env, napi_callback_info info) {

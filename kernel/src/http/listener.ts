@@ -163,15 +163,25 @@ export function singleHandlerServer(logger: Logger, defaultCertfile: () => strin
   };
 }
 
+/** Whether listening on `ip` failed only because the host has no IPv6: '::' then falls back to 0.0.0.0. */
+export function lacksIpv6(ip: string, err: NodeJS.ErrnoException): boolean {
+  return ip === '::' && (err.code === 'EAFNOSUPPORT' || err.code === 'EADDRNOTAVAIL');
+}
+
+/** The error of a listener that could not open, naming the address. */
+export function listenError(ip: string, port: number, err: NodeJS.ErrnoException): Error {
+  return Object.assign(new Error(`cannot listen on ${ip}:${port}: ${err.code ?? err.message}`), { code: err.code });
+}
+
 /** Listens on `ip`; '::' falls back to 0.0.0.0 on hosts without IPv6. */
 export function listen(server: import('node:net').Server, port: number, ip: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
-      if (ip === '::' && (err.code === 'EAFNOSUPPORT' || err.code === 'EADDRNOTAVAIL')) {
+      if (lacksIpv6(ip, err)) {
         listen(server, port, '0.0.0.0').then(resolve, reject);
         return;
       }
-      reject(Object.assign(new Error(`cannot listen on ${ip}:${port}: ${err.code ?? err.message}`), { code: err.code }));
+      reject(listenError(ip, port, err));
     };
     server.once('error', onError);
     server.listen({ port, host: ip }, () => {

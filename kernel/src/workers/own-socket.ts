@@ -17,6 +17,7 @@ import cluster from 'node:cluster';
 import { isIP } from 'node:net';
 import type { Server } from 'node:net';
 import { listenReusePort, reusePortProblem } from '@service/reuseport';
+import { lacksIpv6, listenError } from '../http/listener.js';
 
 /** Why the workers share XMPP ports through the primary here (the addon is not loaded), or undefined. */
 export const ownSocketProblem: string | undefined = listenReusePort ? undefined : (reusePortProblem ?? 'the addon is not built');
@@ -43,10 +44,9 @@ export async function listenOnOwnSocket(server: Server, port: number, ip: string
   try {
     fd = listenReusePort(ip, port, BACKLOG);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // The same fallback as listen(): a host without IPv6 listens on every IPv4 address instead.
-    if (ip === '::' && (code === 'EAFNOSUPPORT' || code === 'EADDRNOTAVAIL')) return listenOnOwnSocket(server, port, '0.0.0.0');
-    throw Object.assign(new Error(`cannot listen on ${ip}:${port}: ${code ?? (err as Error).message}`), { code });
+    // The same fallback and error as listen(): a host without IPv6 listens on every IPv4 address instead.
+    if (lacksIpv6(ip, err as NodeJS.ErrnoException)) return listenOnOwnSocket(server, port, '0.0.0.0');
+    throw listenError(ip, port, err as NodeJS.ErrnoException);
   }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
