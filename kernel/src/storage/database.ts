@@ -12,6 +12,7 @@ import type { Logger } from '../log/logger.js';
 import type { DbKind, Migration, SqlClient, SqlType } from '@service/plugin-api';
 import { runMigrations } from './migrations.js';
 import { immediateTransactions } from './sqlite-immediate.js';
+import { cacheStatements, type SqliteConnection } from './sqlite-statements.js';
 
 export type { DbKind, SqlType } from '@service/plugin-api';
 
@@ -191,33 +192,8 @@ function sqliteConfig(filename: string, logger: Logger): Knex.Config {
 }
 
 /** The part of a better-sqlite3 connection the pool hook uses. */
-interface SqlitePragmas {
+interface SqlitePragmas extends SqliteConnection {
   pragma(source: string): unknown;
-  prepare(source: string): unknown;
-}
-
-/** Statements kept per connection; past it the cache starts over (the server's queries are a few hundred texts). */
-const STATEMENT_CACHE_SIZE = 1000;
-
-/**
- * knex prepares every query anew (its better-sqlite3 client calls `prepare` per query), and preparing costs
- * as much as running a simple query: the connection keeps its prepared statements by SQL text instead.
- * Safe because knex runs each statement to completion at once (`all` or `run`, never an open iterator) on
- * the one connection, and sets no per-statement mode (no safeIntegers option is used here); SQLite prepares
- * a statement again by itself when the schema changed under it.
- */
-function cacheStatements(connection: SqlitePragmas): void {
-  const prepare = connection.prepare.bind(connection);
-  const statements = new Map<string, unknown>();
-  connection.prepare = (source: string) => {
-    let statement = statements.get(source);
-    if (statement === undefined) {
-      if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
-      statement = prepare(source);
-      statements.set(source, statement);
-    }
-    return statement;
-  };
 }
 
 function knexLog(logger: Logger): Knex.Logger {
