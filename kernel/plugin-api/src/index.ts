@@ -115,6 +115,7 @@ export {
   type StreamParserOptions,
 } from './xml/stream-parser.js';
 export { fromStoredXml, toStoredXml } from './xml/stored.js';
+export { FastSaxesParser } from './xml/saxes-parser.js';
 export { elementOf, treeOf, type ElementTree } from './xml/element-tree.js';
 export { closest, didYouMean, editDistance } from './util/did-you-mean.js';
 

@@ -18,6 +18,12 @@ export class ReferenceGuard {
 
   /** Returns a problem description, or undefined when the text is fine so far. */
   check(text: string): string | undefined {
+    // Most chunks hold neither an ampersand nor a bracket, outside any reference or CDATA section: nothing
+    // to scan character by character, only the tail to keep.
+    if (!this.#inCdata && this.#reference === undefined && !text.includes('&') && !text.includes('[')) {
+      this.#tail = text.length >= CDATA_OPEN.length ? text.slice(-CDATA_OPEN.length) : (this.#tail + text).slice(-CDATA_OPEN.length);
+      return undefined;
+    }
     const input = this.#tail + text;
     const from = this.#tail.length;
     for (let i = from; i < input.length; i++) {

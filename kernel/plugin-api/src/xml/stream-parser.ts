@@ -15,7 +15,8 @@
  * Between stanzas the input is also checked as it arrives, not when saxes would report it (at the next
  * '<' or the end of a comment): text or '<!'/'<?' there is an error at once.
  */
-import { SaxesParser, type SaxesTagNS } from 'saxes';
+import type { SaxesParser, SaxesTagNS } from 'saxes';
+import { FastSaxesParser } from './saxes-parser.js';
 import { XmlElement, escapeAttr } from './element.js';
 import { ReferenceGuard } from './reference-guard.js';
 
@@ -102,7 +103,7 @@ export class StreamParser {
     private readonly limits: StreamParserLimits = DEFAULT_LIMITS,
     private readonly options: StreamParserOptions = {},
   ) {
-    const parser = new SaxesParser({ xmlns: true, position: true });
+    const parser = new FastSaxesParser({ xmlns: true, position: true });
     this.#parser = parser;
     parser.on('error', (err) => {
       // saxes starts its messages with a position ("1:15: "), counted in what it was given: a synthetic stream
@@ -312,7 +313,12 @@ export class StreamParser {
   #open(tag: SaxesTagNS): void {
     if (this.#failed || this.#held !== undefined) return;
     const attrs: Record<string, string> = {};
-    for (const [name, attr] of Object.entries(tag.attributes)) attrs[name] = typeof attr === 'string' ? attr : attr.value;
+    const given = tag.attributes;
+    // for…in, not Object.entries: no array per attribute (saxes' attribute objects have no enumerable inherited keys).
+    for (const name in given) {
+      const attr = given[name]!;
+      attrs[name] = typeof attr === 'string' ? attr : attr.value;
+    }
     if (!this.#rootOpen) {
       this.#rootOpen = true;
       this.#markBoundary();

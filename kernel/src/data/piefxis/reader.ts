@@ -7,8 +7,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { XmlElement } from '@service/plugin-api';
+import type { SaxesTagNS } from 'saxes';
+import { FastSaxesParser, XmlElement } from '@service/plugin-api';
 
 export const NS_PIE = 'urn:xmpp:pie:0';
 /** The namespace of XEP-0227 before 1.0, still written by old exports. */
@@ -61,7 +61,7 @@ export async function readPiefxisFile(path: string, events: PiefxisEvents): Prom
 async function readOne(path: string, events: PiefxisEvents, includeDepth: number): Promise<void> {
   const file = path;
   const queue: Event[] = [];
-  const parser = new SaxesParser({ xmlns: true, position: true });
+  const parser = new FastSaxesParser({ xmlns: true, position: true });
   let failure: PiefxisFormatError | undefined;
   const fail = (problem: string): never => {
     failure ??= new PiefxisFormatError(file, parser.line, problem);
