@@ -2,7 +2,7 @@
  * Accounts: the authentication records of the served virtual hosts (register, unregister, passwords).
  * Data other modules keep for an account is theirs; they delete it on the `remove_user` hook.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { badArgument, conflict, notFound } from '@service/plugin-api';
 import type { CachesApi } from '@service/plugin-api';
@@ -404,7 +404,8 @@ async function verifyStored(row: UserRow, password: string): Promise<boolean> {
  * sides are normalized as SCRAM normalizes them, so a password keeps working after conversion.
  */
 function equalPasswords(given: string, stored: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(normalizePassword(text)).digest();
+  // Digests of equal length, compared in constant time; one-shot hashes (no Hash object per password).
+  const digest = (text: string) => hash('sha256', normalizePassword(text), 'buffer');
   return timingSafeEqual(digest(given), digest(stored));
 }
 
