@@ -12,6 +12,7 @@ import type { Logger } from '../log/logger.js';
 import type { DbKind, Migration, SqlClient, SqlType } from '@service/plugin-api';
 import { runMigrations } from './migrations.js';
 import { immediateTransactions } from './sqlite-immediate.js';
+import { turnTakingQueries } from './sqlite-turns.js';
 import { cacheStatements, type SqliteConnection } from './sqlite-statements.js';
 
 export type { DbKind, SqlType } from '@service/plugin-api';
@@ -75,7 +76,7 @@ export class Storage {
       }
     }
     const knex = knexFactory(knexConfig(settings, logger));
-    if (sql.type === 'sqlite') immediateTransactions(knex);
+    if (sql.type === 'sqlite') turnTakingQueries(immediateTransactions(knex));
     try {
       await knex.raw('select 1');
     } catch (err) {
@@ -97,7 +98,7 @@ export class Storage {
     if (!this.#embedded) {
       mkdirSync(this.#settings.dataDir, { recursive: true, mode: 0o700 });
       createPrivately(embeddedFile(this.#settings.dataDir));
-      this.#embedded = immediateTransactions(knexFactory(sqliteConfig(embeddedFile(this.#settings.dataDir), this.#logger)));
+      this.#embedded = turnTakingQueries(immediateTransactions(knexFactory(sqliteConfig(embeddedFile(this.#settings.dataDir), this.#logger))));
       this.#logger.debug({ file: embeddedFile(this.#settings.dataDir) }, 'embedded storage opened');
     }
     return this.#embedded;

@@ -7,6 +7,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SaxesTagNS } from 'saxes';
 import { FastSaxesParser, XmlElement } from '@service/plugin-api';
 
@@ -17,6 +18,8 @@ export const NS_XINCLUDE = 'http://www.w3.org/2001/XInclude';
 
 const MAX_DEPTH = 64;
 const MAX_INCLUDE_DEPTH = 2;
+/** The longest the import runs before it gives the event loop a turn (other clients, API calls). */
+const TURN_MS = 10;
 
 export interface Location {
   readonly file: string;
@@ -143,12 +146,19 @@ async function readOne(path: string, events: PiefxisEvents, includeDepth: number
   }
 
   const drain = async () => {
+    let turnStarted = performance.now();
     while (queue.length) {
       const event = queue.shift()!;
       if (event.kind === 'host') await events.host(event.jid, event.at);
       else if (event.kind === 'user') await events.user(event.host, event.element, event.at);
       else if (event.kind === 'hostElement') await events.hostElement(event.host, event.element, event.at);
       else await include(event.href, event.at);
+      // A chunk holds hundreds of users, and SQLite's answers come back as promises, not I/O: without a
+      // turn of the event loop now and then, importing them would hold the server for a second.
+      if (performance.now() - turnStarted >= TURN_MS) {
+        await nextTurn();
+        turnStarted = performance.now();
+      }
     }
   };
   const include = async (href: string, at: Location) => {
@@ -175,7 +185,7 @@ async function readOne(path: string, events: PiefxisEvents, includeDepth: number
       }
       await drain();
       // Between chunks, whatever else the server does runs.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     try {
       parser.close();
