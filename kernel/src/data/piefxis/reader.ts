@@ -153,8 +153,8 @@ async function readOne(path: string, events: PiefxisEvents, includeDepth: number
       else if (event.kind === 'user') await events.user(event.host, event.element, event.at);
       else if (event.kind === 'hostElement') await events.hostElement(event.host, event.element, event.at);
       else await include(event.href, event.at);
-      // A chunk holds hundreds of users, and SQLite's answers come back as promises, not I/O: without a
-      // turn of the event loop now and then, importing them would hold the server for a second.
+      // A chunk holds hundreds of users. Queries take turns with the event loop by themselves
+      // (storage/sqlite-turns.ts); checking and building users is JavaScript alone, which gives way here.
       if (performance.now() - turnStarted >= TURN_MS) {
         await nextTurn();
         turnStarted = performance.now();
