@@ -178,8 +178,10 @@ async function main(): Promise<void> {
       const code = await server.stop();
       if (code !== 0) log(`the server exited with code ${code}`);
     }
-    const files = (await readdir(profDir)).filter((f) => f.endsWith('.cpuprofile'));
-    if (files.length !== 1) throw new Error(`expected one .cpuprofile in ${profDir}, found ${files.length}`);
+    // Node names a profile CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; thread 0 is the main thread (the
+    // others are worker threads, such as the log transport's).
+    const files = (await readdir(profDir)).filter((f) => /\.0\.\d+\.cpuprofile$/.test(f));
+    if (files.length !== 1) throw new Error(`expected one main-thread .cpuprofile in ${profDir}, found ${files.length}`);
     const profileFile = join(profDir, files[0]!);
     // V8 stamps samples with the same monotonic clock as process.hrtime on Linux: check before trusting it.
     const { startTime, endTime } = JSON.parse(await readFile(profileFile, 'utf8')) as { startTime: number; endTime: number };
