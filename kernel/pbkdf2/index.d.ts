@@ -12,3 +12,9 @@ export declare const nativePbkdf2:
 
 /** Why the addon could not be loaded, or undefined when it is. */
 export declare const nativePbkdf2Problem: string | undefined;
+
+/**
+ * How SHA-1 derivations run here: 'sha-ni' (the x86 SHA extensions, two derivations queued together run
+ * together), 'openssl' (OpenSSL's SHA1_Transform), or undefined when the addon is not built.
+ */
+export declare const nativePbkdf2Sha1: 'sha-ni' | 'openssl' | undefined;

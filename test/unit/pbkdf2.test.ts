@@ -2,10 +2,14 @@
  * The kernel's native PBKDF2 (@service/pbkdf2) against node:crypto's: the same bytes for every hash SCRAM uses,
  * for passwords shorter and longer than a block, any salt, one round or thousands; bad arguments refused with
  * a TypeError; the work off the event loop. CI builds the addon (it has a compiler), so it must be loaded here.
+ * On a CPU with the SHA extensions, SHA-1 runs on them and derivations queued together run in pairs: many at
+ * once, with mixed hashes and round counts, must each still get its own bytes.
  */
 import { expect } from 'chai';
-import { pbkdf2Sync, randomBytes } from 'node:crypto';
-import { nativePbkdf2, nativePbkdf2Problem, type Pbkdf2Hash } from '@service/pbkdf2';
+import { pbkdf2Sync, randomBytes, randomInt } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { nativePbkdf2, nativePbkdf2Problem, nativePbkdf2Sha1, type Pbkdf2Hash } from '@service/pbkdf2';
 import { PBKDF2_IMPLEMENTATION, saltPassword } from '../../kernel/src/accounts/scram.js';
 
 const DIGEST_LENGTH: Record<Pbkdf2Hash, number> = { sha1: 20, sha256: 32, sha512: 64 };
@@ -16,9 +20,12 @@ function native(): NonNullable<typeof nativePbkdf2> {
 }
 
 describe('native PBKDF2 (@service/pbkdf2)', () => {
-  it('is what SCRAM derives with here', () => {
+  it('is what SCRAM derives with here, with SHA-1 on the SHA extensions when the CPU has them', () => {
     native();
-    expect(PBKDF2_IMPLEMENTATION).to.deep.equal({ name: 'native' });
+    const cpuFlags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1]?.split(/\s+/) ?? [];
+    const shaNi = process.arch === 'x64' && cpuFlags.includes('sha_ni') && cpuFlags.includes('sse4_1') && cpuFlags.includes('ssse3');
+    expect(nativePbkdf2Sha1).to.equal(shaNi ? 'sha-ni' : 'openssl');
+    expect(PBKDF2_IMPLEMENTATION).to.deep.equal({ name: 'native', sha1: nativePbkdf2Sha1 });
   });
 
   it('matches RFC 6070 (PBKDF2-HMAC-SHA1)', async () => {
@@ -47,6 +54,42 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
         }
       }
     }
+  });
+
+  it('gives each of many concurrent derivations its own bytes, whatever it is queued with', async () => {
+    // Several at once are queued together, so SHA-1 ones run in pairs (on SHA-NI): same and different round
+    // counts, passwords around the block size, other hashes in between, some alone after the rest.
+    const derive = native();
+    const hashes = ['sha1', 'sha1', 'sha1', 'sha256', 'sha512'] as const;
+    const cases = Array.from({ length: 96 }, (_, i) => ({
+      hash: hashes[i % hashes.length]!,
+      password: randomBytes([0, 8, 20, 63, 64, 65, 200][i % 7]!),
+      salt: randomBytes(randomInt(0, 80)),
+      rounds: i % 3 === 0 ? randomInt(1, 3000) : 4096,
+    }));
+    for (const wave of [cases, cases.slice(0, 3), cases.slice(0, 1)]) {
+      const got = await Promise.all(wave.map(({ hash, password, salt, rounds }) => derive(password, salt, rounds, hash)));
+      wave.forEach(({ hash, password, salt, rounds }, i) => {
+        const expected = pbkdf2Sync(password, salt, rounds, DIGEST_LENGTH[hash], hash);
+        expect(got[i]!.equals(expected), `#${i}: ${hash}, ${password.length}-byte password, ${salt.length}-byte salt, ${rounds} rounds`).to.equal(true);
+      });
+    }
+  });
+
+  it('gives the same bytes on OpenSSL\'s SHA-1 (SERVICE_PBKDF2_SHA1=openssl), also many at once', () => {
+    native();
+    // The other path, in a process of its own (the choice is made when the addon loads): on a CPU without
+    // SHA-NI this is the path every derivation takes.
+    const script = `
+      const { pbkdf2Sync, randomBytes } = require('node:crypto');
+      const addon = require(${JSON.stringify(new URL('../../kernel/pbkdf2/build/Release/pbkdf2.node', import.meta.url).pathname)});
+      const cases = Array.from({ length: 24 }, (_, i) => [randomBytes(i * 5), randomBytes(i % 17), i % 2 ? 4096 : i + 1]);
+      Promise.all(cases.map(([p, s, r]) => addon.derive(p, s, r, 0))).then((got) => {
+        const wrong = cases.filter(([p, s, r], i) => !got[i].equals(pbkdf2Sync(p, s, r, 20, 'sha1'))).length;
+        process.stdout.write(JSON.stringify({ implementation: addon.implementation, wrong }));
+      });`;
+    const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA1: 'openssl' }, encoding: 'utf8' });
+    expect(JSON.parse(out)).to.deep.equal({ implementation: 'openssl', wrong: 0 });
   });
 
   it('derives the SaltedPassword of SASLprepped passwords as node:crypto does', async () => {

@@ -9,16 +9,25 @@
  * The compressions are OpenSSL's own (SHA1_Transform and its kin, exported by the node binary the addon is
  * loaded into), so the hashing is the code node:crypto runs, with its CPU-specific assembly.
  *
+ * On a CPU with the SHA extensions, SHA-1's rounds run on them instead (sha1-shani.h), and two SHA-1 derivations
+ * queued at the same time run together in one pool thread: a bulk registration or a wave of PLAIN logins queues
+ * several at once, and two interleaved cost 0.32 ms where one alone costs 0.28 (0.50 through SHA1_Transform).
+ *
  * JavaScript: derive(password: Uint8Array, salt: Uint8Array, iterations: number, hash: 0 | 1 | 2) returns a
  * Promise of a Buffer of the hash's length (0 = SHA-1, 1 = SHA-256, 2 = SHA-512). The derivation runs in libuv's
  * thread pool; it works on copies of password and salt, which it wipes, as it wipes every intermediate.
+ * `implementation` says how SHA-1 is computed here: 'sha-ni' or 'openssl' (also on a CPU with SHA-NI when the
+ * environment has SERVICE_PBKDF2_SHA1=openssl, for tests).
  */
 #include <node_api.h>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sha1-shani.h"
 
 enum { HASH_SHA1 = 0, HASH_SHA256 = 1, HASH_SHA512 = 2 };
 
@@ -56,16 +65,16 @@ static void sha512_state(const SHA512_CTX *c, uint8_t *out) {
 }
 
 /*
- * One PBKDF2 per hash, from one body. In every round after the first, both the inner and the outer hash read
- * a message of one block (the pad) and then DIGEST bytes, so their second block is the same layout: the bytes,
- * 0x80, zeros, and the message length in bits (BLOCK + DIGEST) at the end, big-endian.
+ * One PBKDF2 per hash, from one body. START hashes the key's inner and outer pads (their states are what every
+ * round starts from) and computes U1; the rounds after it are the same one-block layout for the inner and the
+ * outer hash: DIGEST bytes, 0x80, zeros, and the message length in bits (BLOCK + DIGEST) at the end, big-endian.
  */
-#define DEFINE_PBKDF2(NAME, CTX, DIGEST, BLOCK, PREFIX, STATE)                                                 \
-  static void NAME(const uint8_t *password, size_t password_len, const uint8_t *salt, size_t salt_len,       \
-                   uint32_t iterations, uint8_t *out) {                                                      \
+#define DEFINE_PBKDF2(NAME, START, CTX, DIGEST, BLOCK, PREFIX, STATE)                                          \
+  static void START(const uint8_t *password, size_t password_len, const uint8_t *salt, size_t salt_len,      \
+                    CTX *inner, CTX *outer, uint8_t *u1) {                                                   \
     static const uint8_t first_block_index[4] = {0, 0, 0, 1};                                                \
-    uint8_t key[BLOCK], pad[BLOCK], block[BLOCK];                                                            \
-    CTX inner, outer, c;                                                                                     \
+    uint8_t key[BLOCK], pad[BLOCK], block[DIGEST];                                                           \
+    CTX c;                                                                                                   \
     memset(key, 0, sizeof key);                                                                              \
     if (password_len > BLOCK) {                                                                              \
       PREFIX##_Init(&c);                                                                                     \
@@ -75,21 +84,31 @@ static void sha512_state(const SHA512_CTX *c, uint8_t *out) {
       memcpy(key, password, password_len);                                                                   \
     }                                                                                                        \
     for (size_t i = 0; i < BLOCK; i++) pad[i] = key[i] ^ 0x36;                                               \
-    PREFIX##_Init(&inner);                                                                                   \
-    PREFIX##_Update(&inner, pad, BLOCK);                                                                     \
+    PREFIX##_Init(inner);                                                                                    \
+    PREFIX##_Update(inner, pad, BLOCK);                                                                      \
     for (size_t i = 0; i < BLOCK; i++) pad[i] = key[i] ^ 0x5c;                                               \
-    PREFIX##_Init(&outer);                                                                                   \
-    PREFIX##_Update(&outer, pad, BLOCK);                                                                     \
+    PREFIX##_Init(outer);                                                                                    \
+    PREFIX##_Update(outer, pad, BLOCK);                                                                      \
     /* U1 = HMAC(password, salt || INT(1)), with the ordinary padding (the salt has any length). */          \
-    memset(block, 0, sizeof block);                                                                          \
-    c = inner;                                                                                               \
+    c = *inner;                                                                                              \
     PREFIX##_Update(&c, salt, salt_len);                                                                     \
     PREFIX##_Update(&c, first_block_index, sizeof first_block_index);                                        \
     PREFIX##_Final(block, &c);                                                                               \
-    c = outer;                                                                                               \
+    c = *outer;                                                                                              \
     PREFIX##_Update(&c, block, DIGEST);                                                                      \
-    PREFIX##_Final(block, &c);                                                                               \
-    memcpy(out, block, DIGEST);                                                                              \
+    PREFIX##_Final(u1, &c);                                                                                  \
+    OPENSSL_cleanse(key, sizeof key);                                                                        \
+    OPENSSL_cleanse(pad, sizeof pad);                                                                        \
+    OPENSSL_cleanse(block, sizeof block);                                                                    \
+    OPENSSL_cleanse(&c, sizeof c);                                                                           \
+  }                                                                                                          \
+  static void NAME(const uint8_t *password, size_t password_len, const uint8_t *salt, size_t salt_len,       \
+                   uint32_t iterations, uint8_t *out) {                                                      \
+    uint8_t block[BLOCK];                                                                                    \
+    CTX inner, outer, c;                                                                                     \
+    START(password, password_len, salt, salt_len, &inner, &outer, out);                                      \
+    memset(block, 0, sizeof block);                                                                          \
+    memcpy(block, out, DIGEST);                                                                              \
     /* Ui = HMAC(password, Ui-1): two compressions of the same one-block layout. */                          \
     block[DIGEST] = 0x80;                                                                                    \
     put64(block + BLOCK - 8, (uint64_t)(BLOCK + DIGEST) * 8);                                                \
@@ -102,22 +121,20 @@ static void sha512_state(const SHA512_CTX *c, uint8_t *out) {
       STATE(&c, block);                                                                                      \
       for (size_t i = 0; i < DIGEST; i++) out[i] ^= block[i];                                                \
     }                                                                                                        \
-    OPENSSL_cleanse(key, sizeof key);                                                                        \
-    OPENSSL_cleanse(pad, sizeof pad);                                                                        \
     OPENSSL_cleanse(block, sizeof block);                                                                    \
     OPENSSL_cleanse(&inner, sizeof inner);                                                                   \
     OPENSSL_cleanse(&outer, sizeof outer);                                                                   \
     OPENSSL_cleanse(&c, sizeof c);                                                                           \
   }
 
-DEFINE_PBKDF2(pbkdf2_sha1, SHA_CTX, 20, 64, SHA1, sha1_state)
-DEFINE_PBKDF2(pbkdf2_sha256, SHA256_CTX, 32, 64, SHA256, sha256_state)
-DEFINE_PBKDF2(pbkdf2_sha512, SHA512_CTX, 64, 128, SHA512, sha512_state)
+DEFINE_PBKDF2(pbkdf2_sha1, sha1_start, SHA_CTX, 20, 64, SHA1, sha1_state)
+DEFINE_PBKDF2(pbkdf2_sha256, sha256_start, SHA256_CTX, 32, 64, SHA256, sha256_state)
+DEFINE_PBKDF2(pbkdf2_sha512, sha512_start, SHA512_CTX, 64, 128, SHA512, sha512_state)
 
 static const size_t DIGEST_LENGTH[] = {20, 32, 64};
 
-typedef struct {
-  napi_async_work work;
+/* One derivation asked for from JavaScript, waiting in its environment's queue until a pool thread takes it. */
+typedef struct Job {
   napi_deferred deferred;
   uint8_t *password;
   size_t password_len;
@@ -126,7 +143,34 @@ typedef struct {
   uint32_t iterations;
   int hash;
   uint8_t out[MAX_DIGEST];
+  struct Job *next;
 } Job;
+
+/*
+ * The derivations queued in one JavaScript environment (the main thread or a worker thread): each call of derive()
+ * adds a job and queues one piece of async work, and each piece of work, when a pool thread runs it, takes the
+ * oldest job and, for SHA-1 on SHA-NI, a second one with the same round count. So a piece of work may find the
+ * queue empty (another took its job), and there are never more jobs queued than pieces of work not yet run.
+ */
+typedef struct {
+  pthread_mutex_t lock;
+  Job *head;
+  Job *tail;
+} Queue;
+
+#define MAX_LANES 2
+
+/* One piece of async work and the jobs it took (none if it found the queue empty or never ran). */
+typedef struct {
+  napi_async_work work;
+  Queue *queue;
+  Job *jobs[MAX_LANES];
+  int count;
+} Work;
+
+#ifdef HAVE_SHA1_SHANI
+static int sha_ni = -1; /* CPUID's answer, read once at load */
+#endif
 
 static void free_job(Job *job) {
   if (job->password) {
@@ -138,12 +182,78 @@ static void free_job(Job *job) {
   free(job);
 }
 
+/* Removes and returns the oldest job that `wanted` accepts of `like` (NULL: any job); the caller holds the lock. */
+static Job *take(Queue *queue, int (*wanted)(const Job *, const Job *), const Job *like) {
+  Job *previous = NULL;
+  for (Job *job = queue->head; job; previous = job, job = job->next) {
+    if (wanted && !wanted(job, like)) continue;
+    if (previous) previous->next = job->next; else queue->head = job->next;
+    if (queue->tail == job) queue->tail = previous;
+    job->next = NULL;
+    return job;
+  }
+  return NULL;
+}
+
+#ifdef HAVE_SHA1_SHANI
+static int pairs_with(const Job *job, const Job *first) {
+  return job->hash == HASH_SHA1 && job->iterations == first->iterations;
+}
+
+static void words_of(const SHA_CTX *c, uint32_t h[5]) {
+  h[0] = c->h0; h[1] = c->h1; h[2] = c->h2; h[3] = c->h3; h[4] = c->h4;
+}
+
+/* `count` SHA-1 derivations with the same round count, together on SHA-NI. */
+static void pbkdf2_sha1_shani(Job **jobs, int count) {
+  uint32_t inner[MAX_LANES][5], outer[MAX_LANES][5], u1[MAX_LANES][5], t[MAX_LANES][5];
+  SHA_CTX inner_ctx, outer_ctx;
+  uint8_t first[20];
+  for (int k = 0; k < count; k++) {
+    sha1_start(jobs[k]->password, jobs[k]->password_len, jobs[k]->salt, jobs[k]->salt_len, &inner_ctx, &outer_ctx, first);
+    words_of(&inner_ctx, inner[k]);
+    words_of(&outer_ctx, outer[k]);
+    for (int i = 0; i < 5; i++) u1[k][i] = (uint32_t)first[4 * i] << 24 | (uint32_t)first[4 * i + 1] << 16 | (uint32_t)first[4 * i + 2] << 8 | first[4 * i + 3];
+  }
+  shani_pbkdf2_rounds(count, (const uint32_t (*)[5])inner, (const uint32_t (*)[5])outer, (const uint32_t (*)[5])u1, jobs[0]->iterations, t);
+  for (int k = 0; k < count; k++) {
+    for (int i = 0; i < 5; i++) put32(jobs[k]->out + 4 * i, t[k][i]);
+  }
+  OPENSSL_cleanse(inner, sizeof inner);
+  OPENSSL_cleanse(outer, sizeof outer);
+  OPENSSL_cleanse(u1, sizeof u1);
+  OPENSSL_cleanse(t, sizeof t);
+  OPENSSL_cleanse(&inner_ctx, sizeof inner_ctx);
+  OPENSSL_cleanse(&outer_ctx, sizeof outer_ctx);
+  OPENSSL_cleanse(first, sizeof first);
+}
+#endif
+
 /* In a thread of libuv's pool: no JavaScript here. */
 static void execute(napi_env env, void *data) {
   (void)env;
-  Job *job = data;
+  Work *work = data;
+  Queue *queue = work->queue;
+  pthread_mutex_lock(&queue->lock);
+  work->jobs[0] = take(queue, NULL, NULL);
+  work->count = work->jobs[0] ? 1 : 0;
+#ifdef HAVE_SHA1_SHANI
+  if (work->count == 1 && sha_ni && work->jobs[0]->hash == HASH_SHA1) {
+    work->jobs[1] = take(queue, pairs_with, work->jobs[0]);
+    if (work->jobs[1]) work->count = 2;
+  }
+#endif
+  pthread_mutex_unlock(&queue->lock);
+  if (work->count == 0) return;
+  Job *job = work->jobs[0];
   switch (job->hash) {
     case HASH_SHA1:
+#ifdef HAVE_SHA1_SHANI
+      if (sha_ni) {
+        pbkdf2_sha1_shani(work->jobs, work->count);
+        break;
+      }
+#endif
       pbkdf2_sha1(job->password, job->password_len, job->salt, job->salt_len, job->iterations, job->out);
       break;
     case HASH_SHA256:
@@ -155,19 +265,50 @@ static void execute(napi_env env, void *data) {
   }
 }
 
+static void reject(napi_env env, Job *job) {
+  napi_value message, error;
+  napi_create_string_utf8(env, "PBKDF2 derivation failed", NAPI_AUTO_LENGTH, &message);
+  napi_create_error(env, NULL, message, &error);
+  napi_reject_deferred(env, job->deferred, error);
+}
+
+/*
+ * On the JavaScript thread: settles the jobs this work took. Work that never ran (cancelled) settles one queued
+ * job instead, so that every job is settled whichever way its own work went.
+ */
 static void complete(napi_env env, napi_status status, void *data) {
-  Job *job = data;
-  napi_value result;
-  if (status == napi_ok && napi_create_buffer_copy(env, DIGEST_LENGTH[job->hash], job->out, NULL, &result) == napi_ok) {
-    napi_resolve_deferred(env, job->deferred, result);
-  } else {
-    napi_value message, error;
-    napi_create_string_utf8(env, "PBKDF2 derivation failed", NAPI_AUTO_LENGTH, &message);
-    napi_create_error(env, NULL, message, &error);
-    napi_reject_deferred(env, job->deferred, error);
+  Work *work = data;
+  if (status != napi_ok) {
+    pthread_mutex_lock(&work->queue->lock);
+    Job *orphan = take(work->queue, NULL, NULL);
+    pthread_mutex_unlock(&work->queue->lock);
+    if (orphan) {
+      reject(env, orphan);
+      free_job(orphan);
+    }
   }
-  napi_delete_async_work(env, job->work);
-  free_job(job);
+  for (int k = 0; k < work->count; k++) {
+    Job *job = work->jobs[k];
+    napi_value result;
+    if (status == napi_ok && napi_create_buffer_copy(env, DIGEST_LENGTH[job->hash], job->out, NULL, &result) == napi_ok) {
+      napi_resolve_deferred(env, job->deferred, result);
+    } else {
+      reject(env, job);
+    }
+    free_job(job);
+  }
+  napi_delete_async_work(env, work->work);
+  free(work);
+}
+
+/* The environment is going away: its queue and any job left in it (their promises die with it). */
+static void free_queue(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  Queue *queue = data;
+  for (Job *job = take(queue, NULL, NULL); job; job = take(queue, NULL, NULL)) free_job(job);
+  pthread_mutex_destroy(&queue->lock);
+  free(queue);
 }
 
 /* A copy of a Buffer or Uint8Array argument's bytes (never NULL, even when empty); false if it is neither. */
@@ -208,6 +349,8 @@ static napi_value derive(napi_env env, napi_callback_info info) {
   if (napi_get_value_int32(env, argv[3], &hash) != napi_ok || hash < HASH_SHA1 || hash > HASH_SHA512) {
     return fail(env, "the hash must be 0 (SHA-1), 1 (SHA-256) or 2 (SHA-512)");
   }
+  Queue *queue;
+  if (napi_get_instance_data(env, (void **)&queue) != napi_ok || !queue) return fail(env, "the addon is not initialised");
   Job *job = calloc(1, sizeof *job);
   if (!job) return fail(env, "out of memory");
   job->iterations = iterations;
@@ -220,25 +363,69 @@ static napi_value derive(napi_env env, napi_callback_info info) {
     free_job(job);
     return fail(env, "the salt must be a Buffer or Uint8Array");
   }
+  Work *work = calloc(1, sizeof *work);
+  if (!work) {
+    free_job(job);
+    return fail(env, "out of memory");
+  }
+  work->queue = queue;
   napi_value name, promise;
   if (napi_create_string_utf8(env, "pbkdf2", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-      napi_create_async_work(env, NULL, name, execute, complete, job, &job->work) != napi_ok) {
+      napi_create_async_work(env, NULL, name, execute, complete, work, &work->work) != napi_ok) {
+    free(work);
     free_job(job);
     napi_throw_error(env, NULL, "cannot create the PBKDF2 derivation");
     return NULL;
   }
-  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok || napi_queue_async_work(env, job->work) != napi_ok) {
-    /* A deferred created here is left pending with its promise, which nobody receives. */
-    napi_delete_async_work(env, job->work);
+  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok) {
+    napi_delete_async_work(env, work->work);
+    free(work);
     free_job(job);
     napi_throw_error(env, NULL, "cannot queue the PBKDF2 derivation");
     return NULL;
+  }
+  /* The job joins the queue before its work is queued, so that the work always finds something to take. */
+  pthread_mutex_lock(&queue->lock);
+  if (queue->tail) queue->tail->next = job; else queue->head = job;
+  queue->tail = job;
+  pthread_mutex_unlock(&queue->lock);
+  if (napi_queue_async_work(env, work->work) != napi_ok) {
+    /* Only this thread queues work: the job is still there, unless other work took it (then it settles). */
+    pthread_mutex_lock(&queue->lock);
+    Job *self = take(queue, NULL, NULL);
+    pthread_mutex_unlock(&queue->lock);
+    if (self) {
+      reject(env, self);
+      free_job(self);
+    }
+    napi_delete_async_work(env, work->work);
+    free(work);
   }
   return promise;
 }
 
 NAPI_MODULE_INIT() {
-  napi_value fn;
+#ifdef HAVE_SHA1_SHANI
+  /* SERVICE_PBKDF2_SHA1=openssl keeps SHA-1 on OpenSSL's code: for tests of that path on a CPU with SHA-NI. */
+  const char *forced = getenv("SERVICE_PBKDF2_SHA1");
+  if (sha_ni < 0) sha_ni = forced && strcmp(forced, "openssl") == 0 ? 0 : cpu_has_sha_ni();
+  const char *implementation = sha_ni ? "sha-ni" : "openssl";
+#else
+  const char *implementation = "openssl";
+#endif
+  Queue *queue = calloc(1, sizeof *queue);
+  if (!queue || pthread_mutex_init(&queue->lock, NULL) != 0) {
+    free(queue);
+    return NULL;
+  }
+  if (napi_set_instance_data(env, queue, free_queue, NULL) != napi_ok) {
+    pthread_mutex_destroy(&queue->lock);
+    free(queue);
+    return NULL;
+  }
+  napi_value fn, name;
+  if (napi_create_string_utf8(env, implementation, NAPI_AUTO_LENGTH, &name) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "implementation", name) != napi_ok) return NULL;
   if (napi_create_function(env, "derive", NAPI_AUTO_LENGTH, derive, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "derive", fn) != napi_ok) return NULL;
   return exports;
