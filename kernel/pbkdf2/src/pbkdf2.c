@@ -156,6 +156,8 @@ typedef struct {
   pthread_mutex_t lock;
   Job *head;
   Job *tail;
+  /* The environment's hold and each piece of work's: a pool thread may still run work while the environment goes. */
+  unsigned refs;
 } Queue;
 
 #define MAX_LANES 2
@@ -265,6 +267,8 @@ static void execute(napi_env env, void *data) {
   }
 }
 
+static void release(Queue *queue);
+
 static void reject(napi_env env, Job *job) {
   napi_value message, error;
   napi_create_string_utf8(env, "PBKDF2 derivation failed", NAPI_AUTO_LENGTH, &message);
@@ -298,17 +302,30 @@ static void complete(napi_env env, napi_status status, void *data) {
     free_job(job);
   }
   napi_delete_async_work(env, work->work);
+  release(work->queue);
   free(work);
 }
 
-/* The environment is going away: its queue and any job left in it (their promises die with it). */
+/* Lets go of one hold on the queue; the last frees it. */
+static void release(Queue *queue) {
+  pthread_mutex_lock(&queue->lock);
+  int last = --queue->refs == 0;
+  pthread_mutex_unlock(&queue->lock);
+  if (last) {
+    pthread_mutex_destroy(&queue->lock);
+    free(queue);
+  }
+}
+
+/* The environment is going away: the jobs left in its queue (their promises die with it), and its hold. */
 static void free_queue(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
   Queue *queue = data;
+  pthread_mutex_lock(&queue->lock);
   for (Job *job = take(queue, NULL, NULL); job; job = take(queue, NULL, NULL)) free_job(job);
-  pthread_mutex_destroy(&queue->lock);
-  free(queue);
+  pthread_mutex_unlock(&queue->lock);
+  release(queue);
 }
 
 /* A copy of a Buffer or Uint8Array argument's bytes (never NULL, even when empty); false if it is neither. */
@@ -388,6 +405,7 @@ static napi_value derive(napi_env env, napi_callback_info info) {
   pthread_mutex_lock(&queue->lock);
   if (queue->tail) queue->tail->next = job; else queue->head = job;
   queue->tail = job;
+  queue->refs++;
   pthread_mutex_unlock(&queue->lock);
   if (napi_queue_async_work(env, work->work) != napi_ok) {
     /* Only this thread queues work: the job is still there, unless other work took it (then it settles). */
@@ -399,6 +417,7 @@ static napi_value derive(napi_env env, napi_callback_info info) {
       free_job(self);
     }
     napi_delete_async_work(env, work->work);
+    release(queue);
     free(work);
   }
   return promise;
@@ -414,6 +433,7 @@ NAPI_MODULE_INIT() {
   const char *implementation = "openssl";
 #endif
   Queue *queue = calloc(1, sizeof *queue);
+  if (queue) queue->refs = 1;
   if (!queue || pthread_mutex_init(&queue->lock, NULL) != 0) {
     free(queue);
     return NULL;
