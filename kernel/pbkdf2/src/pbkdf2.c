@@ -267,7 +267,16 @@ static void execute(napi_env env, void *data) {
   }
 }
 
-static void release(Queue *queue);
+/* Lets go of one hold on the queue; the last frees it. */
+static void release(Queue *queue) {
+  pthread_mutex_lock(&queue->lock);
+  int last = --queue->refs == 0;
+  pthread_mutex_unlock(&queue->lock);
+  if (last) {
+    pthread_mutex_destroy(&queue->lock);
+    free(queue);
+  }
+}
 
 static void reject(napi_env env, Job *job) {
   napi_value message, error;
@@ -304,17 +313,6 @@ static void complete(napi_env env, napi_status status, void *data) {
   napi_delete_async_work(env, work->work);
   release(work->queue);
   free(work);
-}
-
-/* Lets go of one hold on the queue; the last frees it. */
-static void release(Queue *queue) {
-  pthread_mutex_lock(&queue->lock);
-  int last = --queue->refs == 0;
-  pthread_mutex_unlock(&queue->lock);
-  if (last) {
-    pthread_mutex_destroy(&queue->lock);
-    free(queue);
-  }
 }
 
 /* The environment is going away: the jobs left in its queue (their promises die with it), and its hold. */
