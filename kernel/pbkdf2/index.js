@@ -26,5 +26,5 @@ export const nativePbkdf2 = binding
 
 export const nativePbkdf2Problem = problem;
 
-/** How the addon computes SHA-1 on this CPU: 'sha-ni' (the x86 SHA extensions, two derivations at once) or 'openssl'. */
-export const nativePbkdf2Sha1 = binding ? binding.implementation : undefined;
+/** How the addon computes SHA-1 and SHA-256 on this CPU: 'sha-ni' (the x86 SHA extensions, two derivations at once) or 'openssl'. */
+export const nativePbkdf2Sha = binding ? binding.implementation : undefined;

@@ -2,14 +2,14 @@
  * The kernel's native PBKDF2 (@service/pbkdf2) against node:crypto's: the same bytes for every hash SCRAM uses,
  * for passwords shorter and longer than a block, any salt, one round or thousands; bad arguments refused with
  * a TypeError; the work off the event loop. CI builds the addon (it has a compiler), so it must be loaded here.
- * On a CPU with the SHA extensions, SHA-1 runs on them and derivations queued together run in pairs: many at
+ * On a CPU with the SHA extensions, SHA-1 and SHA-256 run on them and derivations queued together run in pairs: many at
  * once, with mixed hashes and round counts, must each still get its own bytes.
  */
 import { expect } from 'chai';
 import { pbkdf2Sync, randomBytes, randomInt } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { nativePbkdf2, nativePbkdf2Problem, nativePbkdf2Sha1, type Pbkdf2Hash } from '@service/pbkdf2';
+import { nativePbkdf2, nativePbkdf2Problem, nativePbkdf2Sha, type Pbkdf2Hash } from '@service/pbkdf2';
 import { PBKDF2_IMPLEMENTATION, saltPassword } from '../../kernel/src/accounts/scram.js';
 
 const DIGEST_LENGTH: Record<Pbkdf2Hash, number> = { sha1: 20, sha256: 32, sha512: 64 };
@@ -20,12 +20,12 @@ function native(): NonNullable<typeof nativePbkdf2> {
 }
 
 describe('native PBKDF2 (@service/pbkdf2)', () => {
-  it('is what SCRAM derives with here, with SHA-1 on the SHA extensions when the CPU has them', () => {
+  it('is what SCRAM derives with here, with SHA-1 and SHA-256 on the SHA extensions when the CPU has them', () => {
     native();
     const cpuFlags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1]?.split(/\s+/) ?? [];
     const shaNi = process.arch === 'x64' && cpuFlags.includes('sha_ni') && cpuFlags.includes('sse4_1') && cpuFlags.includes('ssse3');
-    expect(nativePbkdf2Sha1).to.equal(shaNi ? 'sha-ni' : 'openssl');
-    expect(PBKDF2_IMPLEMENTATION).to.deep.equal({ name: 'native', sha1: nativePbkdf2Sha1 });
+    expect(nativePbkdf2Sha).to.equal(shaNi ? 'sha-ni' : 'openssl');
+    expect(PBKDF2_IMPLEMENTATION).to.deep.equal({ name: 'native', sha: nativePbkdf2Sha });
   });
 
   it('matches RFC 6070 (PBKDF2-HMAC-SHA1)', async () => {
@@ -76,19 +76,19 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
     }
   });
 
-  it('gives the same bytes on OpenSSL\'s SHA-1 (SERVICE_PBKDF2_SHA1=openssl), also many at once', () => {
+  it('gives the same bytes on OpenSSL\'s SHA-1 and SHA-256 (SERVICE_PBKDF2_SHA=openssl), also many at once', () => {
     native();
     // The other path, in a process of its own (the choice is made when the addon loads): on a CPU without
     // SHA-NI this is the path every derivation takes.
     const script = `
       const { pbkdf2Sync, randomBytes } = require('node:crypto');
       const addon = require(${JSON.stringify(new URL('../../kernel/pbkdf2/build/Release/pbkdf2.node', import.meta.url).pathname)});
-      const cases = Array.from({ length: 24 }, (_, i) => [randomBytes(i * 5), randomBytes(i % 17), i % 2 ? 4096 : i + 1]);
-      Promise.all(cases.map(([p, s, r]) => addon.derive(p, s, r, 0))).then((got) => {
-        const wrong = cases.filter(([p, s, r], i) => !got[i].equals(pbkdf2Sync(p, s, r, 20, 'sha1'))).length;
+      const cases = Array.from({ length: 24 }, (_, i) => [randomBytes(i * 5), randomBytes(i % 17), i % 2 ? 4096 : i + 1, i % 3 ? 0 : 1]);
+      Promise.all(cases.map(([p, s, r, h]) => addon.derive(p, s, r, h))).then((got) => {
+        const wrong = cases.filter(([p, s, r, h], i) => !got[i].equals(pbkdf2Sync(p, s, r, h ? 32 : 20, h ? 'sha256' : 'sha1'))).length;
         process.stdout.write(JSON.stringify({ implementation: addon.implementation, wrong }));
       });`;
-    const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA1: 'openssl' }, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA: 'openssl' }, encoding: 'utf8' });
     expect(JSON.parse(out)).to.deep.equal({ implementation: 'openssl', wrong: 0 });
   });
 

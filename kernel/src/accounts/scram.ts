@@ -2,7 +2,7 @@
  * SCRAM credentials (RFC 5802, RFC 7677, and SCRAM-SHA-512): what the server stores instead of a
  * password, and what SASL needs to authenticate a client without ever seeing the password again.
  */
-import { nativePbkdf2, nativePbkdf2Problem, nativePbkdf2Sha1 } from '@service/pbkdf2';
+import { nativePbkdf2, nativePbkdf2Problem, nativePbkdf2Sha } from '@service/pbkdf2';
 import { createHmac, hash as oneShotHash, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { ScramHash } from '@service/plugin-api';
@@ -44,12 +44,12 @@ const pbkdf2Async = promisify(pbkdf2);
 
 /**
  * Which PBKDF2 derives SCRAM keys here: the kernel's native one (@service/pbkdf2: OpenSSL's compressions
- * with the HMAC pads hashed once, about twice as fast; SHA-1 on the CPU's SHA extensions where it has them),
+ * with the HMAC pads hashed once, about twice as fast; SHA-1 and SHA-256 on the CPU's SHA extensions where it has them),
  * or node:crypto's when that addon was not built, with the reason. Both run in libuv's thread pool and give
  * the same bytes.
  */
-export const PBKDF2_IMPLEMENTATION: { readonly name: 'native' | 'node:crypto'; readonly sha1?: 'sha-ni' | 'openssl'; readonly problem?: string } = nativePbkdf2
-  ? { name: 'native', sha1: nativePbkdf2Sha1 }
+export const PBKDF2_IMPLEMENTATION: { readonly name: 'native' | 'node:crypto'; readonly sha?: 'sha-ni' | 'openssl'; readonly problem?: string } = nativePbkdf2
+  ? { name: 'native', sha: nativePbkdf2Sha }
   : { name: 'node:crypto', problem: nativePbkdf2Problem };
 
 /**
