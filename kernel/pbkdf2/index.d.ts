@@ -15,6 +15,6 @@ export declare const nativePbkdf2Problem: string | undefined;
 
 /**
  * How SHA-1 and SHA-256 derivations run here: 'sha-ni' (the x86 SHA extensions, two derivations queued together run
- * together), 'openssl' (OpenSSL's SHA1_Transform), or undefined when the addon is not built.
+ * together), 'openssl' (OpenSSL's compressions), or undefined when the addon is not built.
  */
 export declare const nativePbkdf2Sha: 'sha-ni' | 'openssl' | undefined;

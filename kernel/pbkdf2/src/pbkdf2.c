@@ -267,23 +267,17 @@ static void execute(napi_env env, void *data) {
   pthread_mutex_unlock(&queue->lock);
   if (work->count == 0) return;
   Job *job = work->jobs[0];
+#ifdef HAVE_SHA_NI
+  if (on_sha_ni(job->hash)) {
+    (job->hash == HASH_SHA1 ? pbkdf2_sha1_shani : pbkdf2_sha256_shani)(work->jobs, work->count);
+    return;
+  }
+#endif
   switch (job->hash) {
     case HASH_SHA1:
-#ifdef HAVE_SHA_NI
-      if (sha_ni) {
-        pbkdf2_sha1_shani(work->jobs, work->count);
-        break;
-      }
-#endif
       pbkdf2_sha1(job->password, job->password_len, job->salt, job->salt_len, job->iterations, job->out);
       break;
     case HASH_SHA256:
-#ifdef HAVE_SHA_NI
-      if (sha_ni) {
-        pbkdf2_sha256_shani(work->jobs, work->count);
-        break;
-      }
-#endif
       pbkdf2_sha256(job->password, job->password_len, job->salt, job->salt_len, job->iterations, job->out);
       break;
     default:
