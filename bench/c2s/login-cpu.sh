@@ -13,6 +13,7 @@
 #     ROOT      a checkout of this project, built; WORKERS its `workers` option (1, 2, auto)
 #   PASSWORD_FORMAT=plain for auth_password_format: plain (scram, the kit's default, otherwise)
 #   WARM=1 logs N other accounts in first on the same server (the JIT and caches warm, the accounts fresh)
+#   NODE_FLAGS="--flag ..." starts the server's node with these flags (V8's too); its workers inherit them
 #
 # Uses the kit's ports (45222, 45280, 45281): nothing else may listen there.
 set -euo pipefail
@@ -54,7 +55,7 @@ try() { # root workers
   local root=$1 workers=$2 pids kids first=1
   if curl -s -o /dev/null "http://127.0.0.1:45280/"; then echo "port 45280 is taken: stop what listens there first" >&2; exit 1; fi
   rm -rf "$WORK/data"; configure "$root" "$workers"
-  ( ulimit -n "$(ulimit -Hn)"; exec node "$root/cli/dist/servicectl.js" foreground --config "$WORK/config.yml" > "$WORK/server.log" 2>&1 < /dev/null ) & server=$!
+  ( ulimit -n "$(ulimit -Hn)"; exec node ${NODE_FLAGS:-} "$root/cli/dist/servicectl.js" foreground --config "$WORK/config.yml" > "$WORK/server.log" 2>&1 < /dev/null ) & server=$!
   for _ in $(seq 300); do curl -s -o /dev/null -X POST -d '{}' http://127.0.0.1:45280/api/status && break; sleep 0.1; done
   node "$root/cli/dist/servicectl.js" --config "$WORK/config.yml" started > /dev/null
   kids=$(cat /proc/"$server"/task/*/children | tr -s ' \n' ' '); pids="$server $kids"
@@ -91,7 +92,7 @@ PY
   kill -TERM "$server"; wait "$server" 2>/dev/null || true; server=""
 }
 
-echo "login-cpu: N=$N, $(nproc) vCPUs, $(node --version), password format ${PASSWORD_FORMAT:-scram}${WARM:+, warm server}, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "login-cpu: N=$N, $(nproc) vCPUs, $(node --version), password format ${PASSWORD_FORMAT:-scram}${WARM:+, warm server}${NODE_FLAGS:+, node $NODE_FLAGS}, $(date -u '+%Y-%m-%d %H:%M UTC')"
 for _ in $(seq "$ROUNDS"); do
   for spec in "$@"; do try "${spec%:*}" "${spec##*:}"; done
 done

@@ -15,6 +15,7 @@ export declare const nativePbkdf2Problem: string | undefined;
 
 /**
  * How SHA-1 and SHA-256 derivations run here: 'sha-ni' (the x86 SHA extensions, two derivations queued together run
- * together), 'openssl' (OpenSSL's compressions), or undefined when the addon is not built.
+ * together), 'avx512' or 'avx2' (up to eight queued together, one per vector lane; a lone one on OpenSSL's code),
+ * 'openssl' (OpenSSL's compressions), or undefined when the addon is not built.
  */
-export declare const nativePbkdf2Sha: 'sha-ni' | 'openssl' | undefined;
+export declare const nativePbkdf2Sha: 'sha-ni' | 'avx512' | 'avx2' | 'openssl' | undefined;

@@ -26,5 +26,8 @@ export const nativePbkdf2 = binding
 
 export const nativePbkdf2Problem = problem;
 
-/** How the addon computes SHA-1 and SHA-256 on this CPU: 'sha-ni' (the x86 SHA extensions, two derivations at once) or 'openssl'. */
+/**
+ * How the addon computes SHA-1 and SHA-256 on this CPU: 'sha-ni' (the x86 SHA extensions, two derivations at once),
+ * 'avx512' or 'avx2' (up to eight derivations queued together, one per vector lane), or 'openssl'.
+ */
 export const nativePbkdf2Sha = binding ? binding.implementation : undefined;

@@ -2,8 +2,9 @@
  * The kernel's native PBKDF2 (@service/pbkdf2) against node:crypto's: the same bytes for every hash SCRAM uses,
  * for passwords shorter and longer than a block, any salt, one round or thousands; bad arguments refused with
  * a TypeError; the work off the event loop. CI builds the addon (it has a compiler), so it must be loaded here.
- * On a CPU with the SHA extensions, SHA-1 and SHA-256 run on them and derivations queued together run in pairs: many at
- * once, with mixed hashes and round counts, must each still get its own bytes.
+ * On x86, SHA-1 and SHA-256 run on the SHA extensions (derivations queued together in pairs) or, without them, on
+ * AVX-512 or AVX2 vectors (up to eight at once, one per lane): many at once, with mixed hashes and round counts,
+ * must each still get its own bytes, on every path this CPU has.
  */
 import { expect } from 'chai';
 import { pbkdf2Sync, randomBytes, randomInt } from 'node:crypto';
@@ -14,17 +15,25 @@ import { PBKDF2_IMPLEMENTATION, saltPassword } from '../../kernel/src/accounts/s
 
 const DIGEST_LENGTH: Record<Pbkdf2Hash, number> = { sha1: 20, sha256: 32, sha512: 64 };
 
+const CPU_FLAGS = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1]?.split(/\s+/) ?? [];
+const x64 = process.arch === 'x64';
+/** The paths for SHA-1 and SHA-256 this CPU has, fastest first (the addon's own choice is the first). */
+const PATHS = [
+  ...(x64 && ['sha_ni', 'sse4_1', 'ssse3'].every((flag) => CPU_FLAGS.includes(flag)) ? ['sha-ni'] : []),
+  ...(x64 && CPU_FLAGS.includes('avx512f') && CPU_FLAGS.includes('avx512vl') ? ['avx512'] : []),
+  ...(x64 && CPU_FLAGS.includes('avx2') ? ['avx2'] : []),
+  'openssl',
+];
+
 function native(): NonNullable<typeof nativePbkdf2> {
   expect(nativePbkdf2Problem, 'the addon failed to load').to.equal(undefined);
   return nativePbkdf2!;
 }
 
 describe('native PBKDF2 (@service/pbkdf2)', () => {
-  it('is what SCRAM derives with here, with SHA-1 and SHA-256 on the SHA extensions when the CPU has them', () => {
+  it('is what SCRAM derives with here, with SHA-1 and SHA-256 on the fastest path the CPU has', () => {
     native();
-    const cpuFlags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1]?.split(/\s+/) ?? [];
-    const shaNi = process.arch === 'x64' && cpuFlags.includes('sha_ni') && cpuFlags.includes('sse4_1') && cpuFlags.includes('ssse3');
-    expect(nativePbkdf2Sha).to.equal(shaNi ? 'sha-ni' : 'openssl');
+    expect(nativePbkdf2Sha).to.equal(PATHS[0]);
     expect(PBKDF2_IMPLEMENTATION).to.deep.equal({ name: 'native', sha: nativePbkdf2Sha });
   });
 
@@ -76,21 +85,27 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
     }
   });
 
-  it('gives the same bytes on OpenSSL\'s SHA-1 and SHA-256 (SERVICE_PBKDF2_SHA=openssl), also many at once', () => {
-    native();
-    // The other path, in a process of its own (the choice is made when the addon loads): on a CPU without
-    // SHA-NI this is the path every derivation takes.
-    const script = `
-      const { pbkdf2Sync, randomBytes } = require('node:crypto');
-      const addon = require(${JSON.stringify(new URL('../../kernel/pbkdf2/build/Release/pbkdf2.node', import.meta.url).pathname)});
-      const cases = Array.from({ length: 24 }, (_, i) => [randomBytes(i * 5), randomBytes(i % 17), i % 2 ? 4096 : i + 1, i % 3 ? 0 : 1]);
-      Promise.all(cases.map(([p, s, r, h]) => addon.derive(p, s, r, h))).then((got) => {
-        const wrong = cases.filter(([p, s, r, h], i) => !got[i].equals(pbkdf2Sync(p, s, r, h ? 32 : 20, h ? 'sha256' : 'sha1'))).length;
-        process.stdout.write(JSON.stringify({ implementation: addon.implementation, wrong }));
-      });`;
-    const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA: 'openssl' }, encoding: 'utf8' });
-    expect(JSON.parse(out)).to.deep.equal({ implementation: 'openssl', wrong: 0 });
-  });
+  for (const path of PATHS) {
+    it(`gives the same bytes on the ${path} path (SERVICE_PBKDF2_SHA=${path}), alone and many at once`, () => {
+      native();
+      // Each path in a process of its own (the choice is made when the addon loads): waves of 1, 2, 9 and 40
+      // derivations, so that batches are full, partial and single, with both hashes and several round counts.
+      const script = `
+        const { pbkdf2Sync, randomBytes } = require('node:crypto');
+        const addon = require(${JSON.stringify(new URL('../../kernel/pbkdf2/build/Release/pbkdf2.node', import.meta.url).pathname)});
+        const wave = (n) => Array.from({ length: n }, (_, i) => [randomBytes((i * 5) % 130), randomBytes(i % 17), i % 2 ? 4096 : i % 7 + 1, i % 3 ? 0 : 1]);
+        (async () => {
+          let wrong = 0;
+          for (const cases of [wave(1), wave(2), wave(9), wave(40)]) {
+            const got = await Promise.all(cases.map(([p, s, r, h]) => addon.derive(p, s, r, h)));
+            wrong += cases.filter(([p, s, r, h], i) => !got[i].equals(pbkdf2Sync(p, s, r, h ? 32 : 20, h ? 'sha256' : 'sha1'))).length;
+          }
+          process.stdout.write(JSON.stringify({ implementation: addon.implementation, wrong }));
+        })();`;
+      const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA: path }, encoding: 'utf8' });
+      expect(JSON.parse(out)).to.deep.equal({ implementation: path, wrong: 0 });
+    });
+  }
 
   it('derives the SaltedPassword of SASLprepped passwords as node:crypto does', async () => {
     const salt = randomBytes(16);

@@ -12,13 +12,16 @@
  * On a CPU with the SHA extensions, SHA-1's and SHA-256's rounds run on them instead (sha-ni.h), and two
  * derivations of one hash queued at the same time run together in one pool thread: a bulk registration or a wave
  * of PLAIN logins queues several at once. SHA-1: two interleaved cost 0.32 ms where one alone costs 0.28 (0.50
- * through SHA1_Transform); SHA-256: 0.30 ms alone (0.45).
+ * through SHA1_Transform); SHA-256: 0.30 ms alone (0.45). Without them, on AVX-512 or AVX2, up to eight queued
+ * together run in the lanes of one set of vectors (sha-mb.h): on an Intel Xeon VM, SHA-1 0.14 ms each in full
+ * batches against 1.0 through SHA1_Transform, SHA-256 0.30 against 2.0. So that batches form, each hash that
+ * runs batched has one piece of work at a time per JavaScript environment (see Queue).
  *
  * JavaScript: derive(password: Uint8Array, salt: Uint8Array, iterations: number, hash: 0 | 1 | 2) returns a
  * Promise of a Buffer of the hash's length (0 = SHA-1, 1 = SHA-256, 2 = SHA-512). The derivation runs in libuv's
  * thread pool; it works on copies of password and salt, which it wipes, as it wipes every intermediate.
- * `implementation` says how SHA-1 and SHA-256 are computed here: 'sha-ni' or 'openssl' (also on a CPU with SHA-NI when the
- * environment has SERVICE_PBKDF2_SHA=openssl, for tests).
+ * `implementation` says how SHA-1 and SHA-256 are computed here: 'sha-ni', 'avx512', 'avx2' or 'openssl'; the
+ * environment variable SERVICE_PBKDF2_SHA names one of them instead (for tests and comparisons; see choose_path).
  */
 #include <node_api.h>
 #include <openssl/crypto.h>
@@ -28,7 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sha-mb.h"
 #include "sha-ni.h"
+
+#ifndef HAVE_SHA_MB /* not x86-64: OpenSSL's compressions only */
+#define MB_LANES 1
+enum { MB_NONE = 0, MB_AVX2 = 1, MB_AVX512 = 2 };
+#endif
 
 enum { HASH_SHA1 = 0, HASH_SHA256 = 1, HASH_SHA512 = 2 };
 
@@ -148,32 +157,45 @@ typedef struct Job {
 } Job;
 
 /*
- * The derivations queued in one JavaScript environment (the main thread or a worker thread): each call of derive()
- * adds a job and queues one piece of async work, and each piece of work, when a pool thread runs it, takes the
- * oldest job and, for SHA-1 or SHA-256 on SHA-NI, a second one of the same hash and round count. So a piece of work may find the
- * queue empty (another took its job), and there are never more jobs queued than pieces of work not yet run.
+ * The derivations queued in one JavaScript environment (the main thread or a worker thread). Each piece of async
+ * work is for one hash: when a pool thread runs it, it takes the oldest job of that hash and, where the CPU's path
+ * runs several at once (lanes_for), more of the same round count. Per hash, at most running_cap() pieces of work are
+ * queued or running: derive() starts one when fewer are, and each one's completion starts the next while jobs of
+ * its hash wait. Where derivations run together, the cap is one: the jobs that arrive while a batch runs gather and
+ * run as the next batch (eight SHA-1 derivations on AVX-512 cost about what one costs), and a lone job starts at
+ * once. A piece of work may find no job (an earlier one took it).
  */
 typedef struct {
   pthread_mutex_t lock;
   Job *head;
   Job *tail;
+  /* Pieces of work queued or running, per hash (at most running_cap()). */
+  unsigned running[3];
   /* The environment's hold and each piece of work's: a pool thread may still run work while the environment goes. */
   unsigned refs;
 } Queue;
 
-#define MAX_LANES 2
+/* libuv's thread pool's default size: no cap for a hash whose derivations run one at a time. */
+#define POOL_THREADS 4
+
+/* The most derivations one piece of work runs at once (sha-mb.h's lanes; SHA-NI pairs two). */
+#define MAX_LANES 8
 
 /* One piece of async work and the jobs it took (none if it found the queue empty or never ran). */
 typedef struct {
   napi_async_work work;
   Queue *queue;
+  int hash;
   Job *jobs[MAX_LANES];
   int count;
 } Work;
 
-#ifdef HAVE_SHA_NI
-static int sha_ni = -1; /* CPUID's answer, read once at load */
-#endif
+/* How SHA-1 and SHA-256 rounds run, chosen once at load from the CPU (and SERVICE_PBKDF2_SHA). */
+enum { PATH_OPENSSL = 0, PATH_SHA_NI, PATH_AVX2, PATH_AVX512 };
+static const char *const PATH_NAME[] = {"openssl", "sha-ni", "avx2", "avx512"};
+/* Derivations of one hash and round count that one piece of work runs together, per path. */
+static const int PATH_LANES[] = {1, 2, MB_LANES, MB_LANES};
+static int sha_path = -1;
 
 static void free_job(Job *job) {
   if (job->password) {
@@ -198,16 +220,15 @@ static Job *take(Queue *queue, int (*wanted)(const Job *, const Job *), const Jo
   return NULL;
 }
 
-#ifdef HAVE_SHA_NI
+static int same_hash(const Job *job, const Job *like) {
+  return job->hash == like->hash;
+}
+
 static int pairs_with(const Job *job, const Job *first) {
   return job->hash == first->hash && job->iterations == first->iterations;
 }
 
-/* SHA-1 and SHA-256 have SHA-NI instructions; SHA-512 does not (before AVX10's SHA512 extensions). */
-static int on_sha_ni(int hash) {
-  return sha_ni && (hash == HASH_SHA1 || hash == HASH_SHA256);
-}
-
+#if defined(HAVE_SHA_NI) && defined(HAVE_SHA_MB)
 static void sha1_words(const SHA_CTX *c, uint32_t h[5]) {
   h[0] = c->h0; h[1] = c->h1; h[2] = c->h2; h[3] = c->h3; h[4] = c->h4;
 }
@@ -217,10 +238,10 @@ static void sha256_words(const SHA256_CTX *c, uint32_t h[8]) {
 }
 
 /*
- * `count` derivations of one hash with the same round count, together on SHA-NI: each key's pad states and U1 from
- * OpenSSL (START), the rounds after U1 in vector registers (ROUNDS), WORDS words of digest.
+ * `count` derivations of one hash with the same round count, together: each key's pad states and U1 from OpenSSL
+ * (START), the rounds after U1 by ROUNDS (SHA-NI's or sha-mb.h's, in vector registers), WORDS words of digest.
  */
-#define DEFINE_SHANI_PBKDF2(NAME, START, CTX, WORDS, WORDS_OF, ROUNDS)                                           \
+#define DEFINE_BATCHED_PBKDF2(NAME, START, CTX, WORDS, WORDS_OF, ROUNDS)                                         \
   static void NAME(Job **jobs, int count) {                                                                     \
     uint32_t inner[MAX_LANES][WORDS], outer[MAX_LANES][WORDS], u1[MAX_LANES][WORDS], t[MAX_LANES][WORDS];       \
     CTX inner_ctx, outer_ctx;                                                                                   \
@@ -246,9 +267,57 @@ static void sha256_words(const SHA256_CTX *c, uint32_t h[8]) {
     OPENSSL_cleanse(first, sizeof first);                                                                       \
   }
 
-DEFINE_SHANI_PBKDF2(pbkdf2_sha1_shani, sha1_start, SHA_CTX, 5, sha1_words, shani_pbkdf2_rounds)
-DEFINE_SHANI_PBKDF2(pbkdf2_sha256_shani, sha256_start, SHA256_CTX, 8, sha256_words, shani256_pbkdf2_rounds)
+DEFINE_BATCHED_PBKDF2(pbkdf2_sha1_shani, sha1_start, SHA_CTX, 5, sha1_words, shani_pbkdf2_rounds)
+DEFINE_BATCHED_PBKDF2(pbkdf2_sha256_shani, sha256_start, SHA256_CTX, 8, sha256_words, shani256_pbkdf2_rounds)
+DEFINE_BATCHED_PBKDF2(pbkdf2_sha1_avx2, sha1_start, SHA_CTX, 5, sha1_words, mb_sha1_pbkdf2_rounds_avx2)
+DEFINE_BATCHED_PBKDF2(pbkdf2_sha256_avx2, sha256_start, SHA256_CTX, 8, sha256_words, mb_sha256_pbkdf2_rounds_avx2)
+DEFINE_BATCHED_PBKDF2(pbkdf2_sha1_avx512, sha1_start, SHA_CTX, 5, sha1_words, mb_sha1_pbkdf2_rounds_avx512)
+DEFINE_BATCHED_PBKDF2(pbkdf2_sha256_avx512, sha256_start, SHA256_CTX, 8, sha256_words, mb_sha256_pbkdf2_rounds_avx512)
+
+/* The batched derivations of each path, for SHA-1 and SHA-256 (SHA-512 has no vector path here). */
+static void (*const BATCHED[][2])(Job **, int) = {
+  [PATH_SHA_NI] = {pbkdf2_sha1_shani, pbkdf2_sha256_shani},
+  [PATH_AVX2] = {pbkdf2_sha1_avx2, pbkdf2_sha256_avx2},
+  [PATH_AVX512] = {pbkdf2_sha1_avx512, pbkdf2_sha256_avx512},
+};
 #endif
+
+/*
+ * The fastest path this CPU has: SHA-NI, then AVX-512VL, then AVX2, then OpenSSL's compressions.
+ * SERVICE_PBKDF2_SHA names one instead (for tests and comparisons): openssl, sha-ni, avx2 or avx512; one the CPU
+ * lacks gives openssl.
+ */
+static int choose_path(const char *forced) {
+  int sha_ni = 0, mb = 0;
+#if defined(HAVE_SHA_NI) && defined(HAVE_SHA_MB)
+  sha_ni = cpu_has_sha_ni();
+  mb = cpu_mb_level();
+#endif
+  if (forced && *forced) {
+    if (strcmp(forced, "sha-ni") == 0 && sha_ni) return PATH_SHA_NI;
+    if (strcmp(forced, "avx512") == 0 && mb >= MB_AVX512) return PATH_AVX512;
+    if (strcmp(forced, "avx2") == 0 && mb >= MB_AVX2) return PATH_AVX2;
+    return PATH_OPENSSL;
+  }
+  if (sha_ni) return PATH_SHA_NI;
+  if (mb >= MB_AVX512) return PATH_AVX512;
+  if (mb >= MB_AVX2) return PATH_AVX2;
+  return PATH_OPENSSL;
+}
+
+/* How many derivations of `hash` one piece of work takes together on this CPU. */
+static int lanes_for(int hash) {
+  return hash == HASH_SHA512 ? 1 : PATH_LANES[sha_path];
+}
+
+/*
+ * How many pieces of work for `hash` may be queued or running at once. One where derivations run together: a
+ * thread's batch of eight out-runs what a busy process queues meanwhile, and with a worker process per core every
+ * core still hashes. Where they run one at a time, as many as the pool has threads.
+ */
+static unsigned running_cap(int hash) {
+  return lanes_for(hash) > 1 ? 1 : POOL_THREADS;
+}
 
 /* In a thread of libuv's pool: no JavaScript here. */
 static void execute(napi_env env, void *data) {
@@ -256,20 +325,20 @@ static void execute(napi_env env, void *data) {
   Work *work = data;
   Queue *queue = work->queue;
   pthread_mutex_lock(&queue->lock);
-  work->jobs[0] = take(queue, NULL, NULL);
+  const Job like = {.hash = work->hash};
+  work->jobs[0] = take(queue, same_hash, &like);
   work->count = work->jobs[0] ? 1 : 0;
-#ifdef HAVE_SHA_NI
-  if (work->count == 1 && on_sha_ni(work->jobs[0]->hash)) {
-    work->jobs[1] = take(queue, pairs_with, work->jobs[0]);
-    if (work->jobs[1]) work->count = 2;
+  if (work->count == 1) {
+    const int lanes = lanes_for(work->jobs[0]->hash);
+    while (work->count < lanes && (work->jobs[work->count] = take(queue, pairs_with, work->jobs[0])) != NULL) work->count++;
   }
-#endif
   pthread_mutex_unlock(&queue->lock);
   if (work->count == 0) return;
   Job *job = work->jobs[0];
-#ifdef HAVE_SHA_NI
-  if (on_sha_ni(job->hash)) {
-    (job->hash == HASH_SHA1 ? pbkdf2_sha1_shani : pbkdf2_sha256_shani)(work->jobs, work->count);
+#if defined(HAVE_SHA_NI) && defined(HAVE_SHA_MB)
+  /* One job alone runs on OpenSSL's compressions, except on SHA-NI: eight lanes cost about what one derivation does. */
+  if (sha_path != PATH_OPENSSL && job->hash != HASH_SHA512 && (sha_path == PATH_SHA_NI || work->count > 1)) {
+    BATCHED[sha_path][job->hash](work->jobs, work->count);
     return;
   }
 #endif
@@ -304,21 +373,56 @@ static void reject(napi_env env, Job *job) {
   napi_reject_deferred(env, job->deferred, error);
 }
 
+static void complete(napi_env env, napi_status status, void *data);
+
+/* Queues a piece of work for `hash`, which its caller has counted in `running`; false if napi could not. */
+static int start_work(napi_env env, Queue *queue, int hash) {
+  Work *work = calloc(1, sizeof *work);
+  if (!work) return 0;
+  work->queue = queue;
+  work->hash = hash;
+  napi_value name;
+  if (napi_create_string_utf8(env, "pbkdf2", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_async_work(env, NULL, name, execute, complete, work, &work->work) != napi_ok) {
+    free(work);
+    return 0;
+  }
+  pthread_mutex_lock(&queue->lock);
+  queue->refs++;
+  pthread_mutex_unlock(&queue->lock);
+  if (napi_queue_async_work(env, work->work) != napi_ok) {
+    napi_delete_async_work(env, work->work);
+    release(queue);
+    free(work);
+    return 0;
+  }
+  return 1;
+}
+
+/* A piece of work ended without a successor, or could not start: when none is left for its hash, those jobs fail. */
+static void stop_work(napi_env env, Queue *queue, int hash) {
+  const Job like = {.hash = hash};
+  pthread_mutex_lock(&queue->lock);
+  const int last = --queue->running[hash] == 0;
+  pthread_mutex_unlock(&queue->lock);
+  while (last) {
+    pthread_mutex_lock(&queue->lock);
+    Job *orphan = take(queue, same_hash, &like);
+    pthread_mutex_unlock(&queue->lock);
+    if (!orphan) break;
+    reject(env, orphan);
+    free_job(orphan);
+  }
+}
+
 /*
- * On the JavaScript thread: settles the jobs this work took. Work that never ran (cancelled) settles one queued
- * job instead, so that every job is settled whichever way its own work went.
+ * On the JavaScript thread: settles the jobs this work took (none if it was cancelled before it ran), then starts
+ * the next piece of work if jobs are waiting.
  */
 static void complete(napi_env env, napi_status status, void *data) {
   Work *work = data;
-  if (status != napi_ok) {
-    pthread_mutex_lock(&work->queue->lock);
-    Job *orphan = take(work->queue, NULL, NULL);
-    pthread_mutex_unlock(&work->queue->lock);
-    if (orphan) {
-      reject(env, orphan);
-      free_job(orphan);
-    }
-  }
+  Queue *queue = work->queue;
+  const Job like = {.hash = work->hash};
   for (int k = 0; k < work->count; k++) {
     Job *job = work->jobs[k];
     napi_value result;
@@ -330,8 +434,13 @@ static void complete(napi_env env, napi_status status, void *data) {
     free_job(job);
   }
   napi_delete_async_work(env, work->work);
-  release(work->queue);
   free(work);
+  pthread_mutex_lock(&queue->lock);
+  int waiting = 0;
+  for (const Job *job = queue->head; job && !waiting; job = job->next) waiting = same_hash(job, &like);
+  pthread_mutex_unlock(&queue->lock);
+  if (!waiting || status != napi_ok || !start_work(env, queue, like.hash)) stop_work(env, queue, like.hash);
+  release(queue);
 }
 
 /* The environment is going away: the jobs left in its queue (their promises die with it), and its hold. */
@@ -397,58 +506,26 @@ static napi_value derive(napi_env env, napi_callback_info info) {
     free_job(job);
     return fail(env, "the salt must be a Buffer or Uint8Array");
   }
-  Work *work = calloc(1, sizeof *work);
-  if (!work) {
-    free_job(job);
-    return fail(env, "out of memory");
-  }
-  work->queue = queue;
-  napi_value name, promise;
-  if (napi_create_string_utf8(env, "pbkdf2", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-      napi_create_async_work(env, NULL, name, execute, complete, work, &work->work) != napi_ok) {
-    free(work);
-    free_job(job);
-    napi_throw_error(env, NULL, "cannot create the PBKDF2 derivation");
-    return NULL;
-  }
+  napi_value promise;
   if (napi_create_promise(env, &job->deferred, &promise) != napi_ok) {
-    napi_delete_async_work(env, work->work);
-    free(work);
     free_job(job);
     napi_throw_error(env, NULL, "cannot queue the PBKDF2 derivation");
     return NULL;
   }
-  /* The job joins the queue before its work is queued, so that the work always finds something to take. */
   pthread_mutex_lock(&queue->lock);
   if (queue->tail) queue->tail->next = job; else queue->head = job;
   queue->tail = job;
-  queue->refs++;
+  const int start = queue->running[hash] < running_cap(hash);
+  if (start) queue->running[hash]++;
   pthread_mutex_unlock(&queue->lock);
-  if (napi_queue_async_work(env, work->work) != napi_ok) {
-    /* Only this thread queues work: the job is still there, unless other work took it (then it settles). */
-    pthread_mutex_lock(&queue->lock);
-    Job *self = take(queue, NULL, NULL);
-    pthread_mutex_unlock(&queue->lock);
-    if (self) {
-      reject(env, self);
-      free_job(self);
-    }
-    napi_delete_async_work(env, work->work);
-    release(queue);
-    free(work);
-  }
+  /* Only this thread starts and stops work, so `running` cannot drop to zero between the lock and here. */
+  if (start && !start_work(env, queue, hash)) stop_work(env, queue, hash);
   return promise;
 }
 
 NAPI_MODULE_INIT() {
-#ifdef HAVE_SHA_NI
-  /* SERVICE_PBKDF2_SHA=openssl keeps SHA-1 and SHA-256 on OpenSSL's code: for tests of that path on a CPU with SHA-NI. */
-  const char *forced = getenv("SERVICE_PBKDF2_SHA");
-  if (sha_ni < 0) sha_ni = forced && strcmp(forced, "openssl") == 0 ? 0 : cpu_has_sha_ni();
-  const char *implementation = sha_ni ? "sha-ni" : "openssl";
-#else
-  const char *implementation = "openssl";
-#endif
+  if (sha_path < 0) sha_path = choose_path(getenv("SERVICE_PBKDF2_SHA"));
+  const char *implementation = PATH_NAME[sha_path];
   Queue *queue = calloc(1, sizeof *queue);
   if (queue) queue->refs = 1;
   if (!queue || pthread_mutex_init(&queue->lock, NULL) != 0) {

@@ -44,11 +44,12 @@ const pbkdf2Async = promisify(pbkdf2);
 
 /**
  * Which PBKDF2 derives SCRAM keys here: the kernel's native one (@service/pbkdf2: OpenSSL's compressions
- * with the HMAC pads hashed once, about twice as fast; SHA-1 and SHA-256 on the CPU's SHA extensions where it has them),
+ * with the HMAC pads hashed once, about twice as fast; SHA-1 and SHA-256 on the CPU's SHA extensions where it has them,
+ * or up to eight derivations at once on AVX-512 or AVX2 vectors),
  * or node:crypto's when that addon was not built, with the reason. Both run in libuv's thread pool and give
  * the same bytes.
  */
-export const PBKDF2_IMPLEMENTATION: { readonly name: 'native' | 'node:crypto'; readonly sha?: 'sha-ni' | 'openssl'; readonly problem?: string } = nativePbkdf2
+export const PBKDF2_IMPLEMENTATION: { readonly name: 'native' | 'node:crypto'; readonly sha?: 'sha-ni' | 'avx512' | 'avx2' | 'openssl'; readonly problem?: string } = nativePbkdf2
   ? { name: 'native', sha: nativePbkdf2Sha }
   : { name: 'node:crypto', problem: nativePbkdf2Problem };
 
