@@ -107,6 +107,22 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
     });
   }
 
+  it('gives each derivation its own bytes when they come one at a time, a little apart, under load', async () => {
+    // Under load a lone job on a vector path waits a few milliseconds for a partner: derivations queued 2 ms
+    // apart, after a busy start, meet that wait (partners that come in time, and waits that end alone).
+    const derive = native();
+    const cases = Array.from({ length: 24 }, (_, i) => ({ password: randomBytes(i + 3), salt: randomBytes(16), rounds: i % 4 === 3 ? 1000 : 4096 }));
+    const pending: Array<Promise<Buffer>> = [];
+    for (const { password, salt, rounds } of cases) {
+      pending.push(derive(password, salt, rounds, 'sha1'));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const got = await Promise.all(pending);
+    cases.forEach(({ password, salt, rounds }, i) => {
+      expect(got[i]!.equals(pbkdf2Sync(password, salt, rounds, 20, 'sha1')), `#${i}`).to.equal(true);
+    });
+  });
+
   it('derives the SaltedPassword of SASLprepped passwords as node:crypto does', async () => {
     const salt = randomBytes(16);
     for (const password of ['pencil', 'p\u00e4ssw\u00f6rd', 'I\u00ADX', '\u2168', '\u{1F511} key']) {
