@@ -2,7 +2,8 @@
  * The body of sha-mb.h's multi-buffer rounds, included once per instruction set: sha-mb.h defines MB_TARGET (the
  * functions' target attribute), MB_SUFFIX (their names' suffix) and the operations MB_ROL, MB_XOR3, MB_CH and
  * MB_MAJ on __m256i, eight 32-bit lanes; each lane is one derivation, vector i of a state holds word i of every
- * lane. No include guard: it is meant to be compiled twice.
+ * lane. No include guard: it is meant to be compiled twice, and it undefines those six at its end, so that the
+ * next instruction set defines its own.
  */
 #define MB_CAT_(name, suffix) name##_##suffix
 #define MB_CAT(name, suffix) MB_CAT_(name, suffix)
@@ -165,3 +166,9 @@ static MB_TARGET void MB_NAME(mb_sha256_pbkdf2_rounds)(int lanes, const uint32_t
 #undef MB_NAME
 #undef MB_CAT
 #undef MB_CAT_
+#undef MB_TARGET
+#undef MB_SUFFIX
+#undef MB_ROL
+#undef MB_XOR3
+#undef MB_CH
+#undef MB_MAJ

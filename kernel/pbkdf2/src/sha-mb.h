@@ -47,12 +47,6 @@ static int cpu_mb_level(void) {
 #define MB_CH(x, y, z) _mm256_xor_si256(_mm256_and_si256((x), (y)), _mm256_andnot_si256((x), (z)))
 #define MB_MAJ(x, y, z) _mm256_or_si256(_mm256_and_si256((x), (y)), _mm256_and_si256((z), _mm256_or_si256((x), (y))))
 #include "sha-mb-rounds.h"
-#undef MB_TARGET
-#undef MB_SUFFIX
-#undef MB_ROL
-#undef MB_XOR3
-#undef MB_CH
-#undef MB_MAJ
 
 /* VPTERNLOGD's immediate is the truth table of f(x, y, z) indexed by x·4 + y·2 + z: parity, choose, majority. */
 #define MB_TARGET __attribute__((target("avx2,avx512f,avx512vl")))
@@ -62,12 +56,6 @@ static int cpu_mb_level(void) {
 #define MB_CH(x, y, z) _mm256_ternarylogic_epi32((x), (y), (z), 0xCA)
 #define MB_MAJ(x, y, z) _mm256_ternarylogic_epi32((x), (y), (z), 0xE8)
 #include "sha-mb-rounds.h"
-#undef MB_TARGET
-#undef MB_SUFFIX
-#undef MB_ROL
-#undef MB_XOR3
-#undef MB_CH
-#undef MB_MAJ
 
 #endif
 #endif
