@@ -81,7 +81,7 @@ export const TOP_LEVEL_SCHEMA = {
     default: ['sha'],
     doc:
       "The SCRAM hashes a password is stored with (auth_password_format: scram), and so the SCRAM mechanisms offered: sha (SCRAM-SHA-1, ejabberd's default), sha256, sha512, or a list of them. " +
-      'Each hash costs one PBKDF2 derivation (4096 rounds) when a password is set: three cost three times one. Accounts keep the hashes they were stored with until their password changes.',
+      'Each hash costs one PBKDF2 derivation (4096 rounds) when a password is set, SHA-512 the most: on x86 CPUs, SHA-1 and SHA-256 derivations run on the SHA instructions or several at once in vector registers, SHA-512 one at a time (about 2 ms on a 2.5 GHz Xeon). Accounts keep the hashes they were stored with until their password changes.',
   },
   auth_use_cache: { type: 'boolean', default: true, doc: 'Cache verified credentials, so that HTTP Basic authentication does not derive keys on every request.' },
   auth_cache_size: { type: 'integer', min: 1, default: 10000, doc: 'Verified credentials kept in the cache.' },
