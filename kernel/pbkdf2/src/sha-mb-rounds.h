@@ -51,40 +51,8 @@ static inline __attribute__((always_inline)) MB_TARGET void MB_NAME(mb_sha1_comp
 #undef MB_SHA1_20
 #undef MB_SHA1_5
 #undef MB_SHA1_ROUND
-  s[0] = MB_ADD(s[0], a);
-  s[1] = MB_ADD(s[1], b);
-  s[2] = MB_ADD(s[2], c);
-  s[3] = MB_ADD(s[3], d);
-  s[4] = MB_ADD(s[4], e);
-}
-
-/*
- * Rounds 2..iterations of `lanes` (1 to 8) PBKDF2-HMAC-SHA1 derivations with the same round count, from each key's
- * inner and outer pad states and U1 (words, as pbkdf2.c computes them); writes each lane's T (U1 ^ U2 ^ ...). A
- * round is HMAC(key, U): the inner hash compresses U's one padded block (U, 0x80, zeros, the length of pad and U
- * in bits) from the inner pad's state, the outer hash the inner digest's from the outer pad's state.
- */
-static MB_TARGET void MB_NAME(mb_sha1_pbkdf2_rounds)(int lanes, const uint32_t inner[][5], const uint32_t outer[][5],
-                                                    const uint32_t u1[][5], uint32_t iterations, uint32_t t[][5]) {
-  const __m256i end_bit = _mm256_set1_epi32((int)0x80000000u), zero = _mm256_setzero_si256();
-  const __m256i length = _mm256_set1_epi32((64 + 20) * 8);
-  __m256i in[5], out[5], u[5], sum[5];
-  for (int i = 0; i < 5; i++) {
-    in[i] = MB_NAME(mb_gather)(lanes, &inner[0][0], 5, i);
-    out[i] = MB_NAME(mb_gather)(lanes, &outer[0][0], 5, i);
-    u[i] = sum[i] = MB_NAME(mb_gather)(lanes, &u1[0][0], 5, i);
-  }
-  for (uint32_t round = 1; round < iterations; round++) {
-    __m256i w[16] = {u[0], u[1], u[2], u[3], u[4], end_bit, zero, zero, zero, zero, zero, zero, zero, zero, zero, length};
-    __m256i x[5] = {in[0], in[1], in[2], in[3], in[4]};
-    MB_NAME(mb_sha1_compress)(x, w);
-    __m256i w2[16] = {x[0], x[1], x[2], x[3], x[4], end_bit, zero, zero, zero, zero, zero, zero, zero, zero, zero, length};
-    for (int i = 0; i < 5; i++) u[i] = out[i];
-    MB_NAME(mb_sha1_compress)(u, w2);
-    for (int i = 0; i < 5; i++) sum[i] = MB_XOR(sum[i], u[i]);
-  }
-  for (int i = 0; i < 5; i++) MB_NAME(mb_scatter)(lanes, &t[0][0], 5, i, sum[i]);
-  _mm256_zeroall();
+  const __m256i last[5] = {a, b, c, d, e};
+  for (int i = 0; i < 5; i++) s[i] = MB_ADD(s[i], last[i]);
 }
 
 static const uint32_t MB_NAME(mb_sha256_k)[64] = {
@@ -129,39 +97,52 @@ static inline __attribute__((always_inline)) MB_TARGET void MB_NAME(mb_sha256_co
 #undef MB_SHA256_16
 #undef MB_SHA256_4
 #undef MB_SHA256_ROUND
-  s[0] = MB_ADD(s[0], a);
-  s[1] = MB_ADD(s[1], b);
-  s[2] = MB_ADD(s[2], c);
-  s[3] = MB_ADD(s[3], d);
-  s[4] = MB_ADD(s[4], e);
-  s[5] = MB_ADD(s[5], f);
-  s[6] = MB_ADD(s[6], g);
-  s[7] = MB_ADD(s[7], h);
+  const __m256i last[8] = {a, b, c, d, e, f, g, h};
+  for (int i = 0; i < 8; i++) s[i] = MB_ADD(s[i], last[i]);
 }
 
-/* As mb_sha1_pbkdf2_rounds, for SHA-256: eight words of state and U; the block's length field is (64 + 32) · 8. */
-static MB_TARGET void MB_NAME(mb_sha256_pbkdf2_rounds)(int lanes, const uint32_t inner[][8], const uint32_t outer[][8],
-                                                      const uint32_t u1[][8], uint32_t iterations, uint32_t t[][8]) {
-  const __m256i end_bit = _mm256_set1_epi32((int)0x80000000u), zero = _mm256_setzero_si256();
-  const __m256i length = _mm256_set1_epi32((64 + 32) * 8);
-  __m256i in[8], out[8], u[8], sum[8];
-  for (int i = 0; i < 8; i++) {
-    in[i] = MB_NAME(mb_gather)(lanes, &inner[0][0], 8, i);
-    out[i] = MB_NAME(mb_gather)(lanes, &outer[0][0], 8, i);
-    u[i] = sum[i] = MB_NAME(mb_gather)(lanes, &u1[0][0], 8, i);
-  }
-  for (uint32_t round = 1; round < iterations; round++) {
-    __m256i w[16] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], end_bit, zero, zero, zero, zero, zero, zero, length};
-    __m256i x[8] = {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7]};
-    MB_NAME(mb_sha256_compress)(x, w);
-    __m256i w2[16] = {x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], end_bit, zero, zero, zero, zero, zero, zero, length};
-    for (int i = 0; i < 8; i++) u[i] = out[i];
-    MB_NAME(mb_sha256_compress)(u, w2);
-    for (int i = 0; i < 8; i++) sum[i] = MB_XOR(sum[i], u[i]);
-  }
-  for (int i = 0; i < 8; i++) MB_NAME(mb_scatter)(lanes, &t[0][0], 8, i, sum[i]);
-  _mm256_zeroall();
+/*
+ * HMAC's one padded block for a WORDS-word message after the 64-byte pad: the message (one vector per word), 0x80,
+ * zeros, and the length of pad and message in bits in the last word.
+ */
+static inline __attribute__((always_inline)) MB_TARGET void MB_NAME(mb_block)(__m256i w[16], const __m256i *message, int words) {
+  for (int i = 0; i < 16; i++) w[i] = _mm256_setzero_si256();
+  for (int i = 0; i < words; i++) w[i] = message[i];
+  w[words] = _mm256_set1_epi32((int)0x80000000u);
+  w[15] = _mm256_set1_epi32((64 + 4 * words) * 8);
 }
+
+/*
+ * Rounds 2..iterations of `lanes` (1 to 8) PBKDF2-HMAC derivations with the same round count, from each key's inner
+ * and outer pad states and U1 (WORDS words each, as pbkdf2.c computes them); writes each lane's T (U1 ^ U2 ^ ...).
+ * A round is HMAC(key, U): the inner hash compresses U's one padded block from the inner pad's state, the outer
+ * hash the inner digest's from the outer pad's state. One definition per hash (COMPRESS: its compression).
+ */
+#define MB_DEFINE_PBKDF2_ROUNDS(NAME, WORDS, COMPRESS)                                                             \
+  static MB_TARGET void NAME(int lanes, const uint32_t inner[][WORDS], const uint32_t outer[][WORDS],              \
+                             const uint32_t u1[][WORDS], uint32_t iterations, uint32_t t[][WORDS]) {               \
+    __m256i in[WORDS], out[WORDS], u[WORDS], sum[WORDS], x[WORDS], w[16];                                         \
+    for (int i = 0; i < WORDS; i++) {                                                                             \
+      in[i] = MB_NAME(mb_gather)(lanes, &inner[0][0], WORDS, i);                                                  \
+      out[i] = MB_NAME(mb_gather)(lanes, &outer[0][0], WORDS, i);                                                 \
+      u[i] = sum[i] = MB_NAME(mb_gather)(lanes, &u1[0][0], WORDS, i);                                             \
+    }                                                                                                             \
+    for (uint32_t round = 1; round < iterations; round++) {                                                      \
+      MB_NAME(mb_block)(w, u, WORDS);                                                                             \
+      for (int i = 0; i < WORDS; i++) x[i] = in[i];                                                               \
+      COMPRESS(x, w);                                                                                             \
+      MB_NAME(mb_block)(w, x, WORDS);                                                                             \
+      for (int i = 0; i < WORDS; i++) u[i] = out[i];                                                              \
+      COMPRESS(u, w);                                                                                             \
+      for (int i = 0; i < WORDS; i++) sum[i] = MB_XOR(sum[i], u[i]);                                              \
+    }                                                                                                             \
+    for (int i = 0; i < WORDS; i++) MB_NAME(mb_scatter)(lanes, &t[0][0], WORDS, i, sum[i]);                       \
+    _mm256_zeroall();                                                                                             \
+  }
+
+MB_DEFINE_PBKDF2_ROUNDS(MB_NAME(mb_sha1_pbkdf2_rounds), 5, MB_NAME(mb_sha1_compress))
+MB_DEFINE_PBKDF2_ROUNDS(MB_NAME(mb_sha256_pbkdf2_rounds), 8, MB_NAME(mb_sha256_compress))
+#undef MB_DEFINE_PBKDF2_ROUNDS
 
 #undef MB_NAME
 #undef MB_CAT
