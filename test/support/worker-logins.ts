@@ -72,12 +72,18 @@ export class WorkerLogins {
 
   /** A raw client on `worker`, bound to `resource`. */
   async raw(worker: number, user: string, resource: string): Promise<RawXmppPeer> {
+    const peer = await this.authenticated(worker, user);
+    await peer.bind(resource);
+    return peer;
+  }
+
+  /** A raw client on `worker`, authenticated and not bound yet (to resume a session, say). */
+  async authenticated(worker: number, user: string): Promise<RawXmppPeer> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const from = this.proc().output().length;
       const peer = await RawXmppPeer.connect(this.c2sPort());
       await peer.authenticate(user, `${user}-pw`);
       if ((await this.workerOf(user, from)) === worker) {
-        await peer.bind(resource);
         this.peers.push(peer);
         return peer;
       }
