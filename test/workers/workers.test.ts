@@ -127,6 +127,7 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
         mod_disco: {},
         mod_muc: {},
         mod_muc_admin: {},
+        mod_shared_roster: {},
         },
       });
     });
@@ -366,6 +367,23 @@ describe('several workers on one machine (workers: 2, SQLite, no Redis)', functi
     const removals = await Promise.all(Array.from({ length: 200 }, (_, i) => api('delete_rosteritem', { localuser: 'frank', localhost: 'localhost', user: `contact${i}`, host: 'example.net' })));
     expect(removals.filter((r) => r.status !== 200).map((r) => r.body)).to.deep.equal([]);
     expect((await api('get_roster', { user: 'frank', host: 'localhost' })).body).to.deep.equal([]);
+  });
+
+  it('shows an account registered through either worker in the @all@ group\'s rosters of both at once', async () => {
+    const contactsOf = async (user: string) => ((await api('get_roster', { user, host: 'localhost' })).body as Array<{ jid: string }>).map((item) => item.jid);
+    // Without an @all@ group, a new account is in nobody's roster.
+    expect((await api('register', { user: 'una', host: 'localhost', password: 'una-pw' })).status).to.equal(200);
+    for (let i = 0; i < 4; i++) expect(await contactsOf('gina'), `call ${i}`).to.not.include('una@localhost');
+    expect((await api('srg_create', { group: 'everyone', host: 'localhost', label: 'Everyone', description: '', display: ['everyone'] })).status).to.equal(200);
+    expect((await api('srg_user_add', { user: '@all@', host: 'localhost', group: 'everyone', grouphost: 'localhost' })).status).to.equal(200);
+    // Each call goes to the next worker: both read the host's accounts now, una among them.
+    for (let i = 0; i < 4; i++) expect(await contactsOf('gina'), `call ${i}`).to.include.members(['hugo@localhost', 'una@localhost']);
+    for (const user of ['vic', 'wes', 'xia']) {
+      expect((await api('register', { user, host: 'localhost', password: `${user}-pw` })).status).to.equal(200);
+      for (let i = 0; i < 4; i++) expect(await contactsOf('gina'), `call ${i} after ${user}`).to.include(`${user}@localhost`);
+    }
+    expect((await api('srg_delete', { group: 'everyone', host: 'localhost' })).status).to.equal(200);
+    for (let i = 0; i < 4; i++) expect(await contactsOf('gina'), `call ${i}`).to.not.include('xia@localhost');
   });
 
   it('forgets a changed password on every worker at once', async () => {

@@ -72,6 +72,11 @@ export class SharedRosterStore {
     return [...groups.values()];
   }
 
+  /** Whether a group of `host` stands for all its accounts (@all@), as stored now (not as this process last read it). */
+  async hasAllUsersGroups(host: string): Promise<boolean> {
+    return (await this.db(GROUPS_TABLE).where({ host, all_users: true }).first('name')) !== undefined;
+  }
+
   async insertGroup(group: Group): Promise<void> {
     await retryingTransaction(this.db, async (trx) => {
       await trx(GROUPS_TABLE).insert({
