@@ -1,9 +1,9 @@
 /*
  * The body of sha-mb.h's multi-buffer rounds, included once per instruction set: sha-mb.h defines MB_TARGET (the
- * functions' target attribute), MB_SUFFIX (their names' suffix) and the operations MB_ROL, MB_XOR3, MB_CH and
- * MB_MAJ on __m256i, eight 32-bit lanes; each lane is one derivation, vector i of a state holds word i of every
- * lane. No include guard: it is meant to be compiled twice, and it undefines those six at its end, so that the
- * next instruction set defines its own.
+ * functions' target attribute), MB_SUFFIX (their names' suffix), the operations MB_ROL, MB_XOR3, MB_CH and
+ * MB_MAJ on __m256i, eight 32-bit lanes, and MB_CLEAR_HIGH (clears the vector registers VZEROALL leaves); each
+ * lane is one derivation, vector i of a state holds word i of every lane. No include guard: it is meant to be
+ * compiled twice, and it undefines those seven at its end, so that the next instruction set defines its own.
  */
 #define MB_CAT_(name, suffix) name##_##suffix
 #define MB_CAT(name, suffix) MB_CAT_(name, suffix)
@@ -138,6 +138,7 @@ static inline __attribute__((always_inline)) MB_TARGET void MB_NAME(mb_block)(__
     }                                                                                                             \
     for (int i = 0; i < WORDS; i++) MB_NAME(mb_scatter)(lanes, &t[0][0], WORDS, i, sum[i]);                       \
     _mm256_zeroall();                                                                                             \
+    MB_CLEAR_HIGH();                                                                                              \
   }
 
 MB_DEFINE_PBKDF2_ROUNDS(MB_NAME(mb_sha1_pbkdf2_rounds), 5, MB_NAME(mb_sha1_compress))
@@ -153,3 +154,4 @@ MB_DEFINE_PBKDF2_ROUNDS(MB_NAME(mb_sha256_pbkdf2_rounds), 8, MB_NAME(mb_sha256_c
 #undef MB_XOR3
 #undef MB_CH
 #undef MB_MAJ
+#undef MB_CLEAR_HIGH

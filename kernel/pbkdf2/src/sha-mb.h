@@ -40,6 +40,8 @@ static int cpu_mb_level(void) {
 #define MB_SHR(x, n) _mm256_srli_epi32((x), (n))
 #define MB_ROR(x, n) MB_ROL((x), 32 - (n))
 
+/* What a batch leaves in vector registers VZEROALL does not clear: none on AVX2 (it has sixteen). */
+#define MB_CLEAR_HIGH() ((void)0)
 #define MB_TARGET __attribute__((target("avx2")))
 #define MB_SUFFIX avx2
 #define MB_ROL(x, n) _mm256_or_si256(_mm256_slli_epi32((x), (n)), _mm256_srli_epi32((x), 32 - (n)))
@@ -49,6 +51,18 @@ static int cpu_mb_level(void) {
 #include "sha-mb-rounds.h"
 
 /* VPTERNLOGD's immediate is the truth table of f(x, y, z) indexed by x·4 + y·2 + z: parity, choose, majority. */
+/* AVX-512VL code may use ymm16-31, which VZEROALL leaves as they are: cleared here, so no lane word outlives it. */
+#define MB_CLEAR_HIGH()                                                                                          \
+  __asm__ volatile("vpxord %%xmm16, %%xmm16, %%xmm16\n\tvpxord %%xmm17, %%xmm17, %%xmm17\n\t"                   \
+                   "vpxord %%xmm18, %%xmm18, %%xmm18\n\tvpxord %%xmm19, %%xmm19, %%xmm19\n\t"                   \
+                   "vpxord %%xmm20, %%xmm20, %%xmm20\n\tvpxord %%xmm21, %%xmm21, %%xmm21\n\t"                   \
+                   "vpxord %%xmm22, %%xmm22, %%xmm22\n\tvpxord %%xmm23, %%xmm23, %%xmm23\n\t"                   \
+                   "vpxord %%xmm24, %%xmm24, %%xmm24\n\tvpxord %%xmm25, %%xmm25, %%xmm25\n\t"                   \
+                   "vpxord %%xmm26, %%xmm26, %%xmm26\n\tvpxord %%xmm27, %%xmm27, %%xmm27\n\t"                   \
+                   "vpxord %%xmm28, %%xmm28, %%xmm28\n\tvpxord %%xmm29, %%xmm29, %%xmm29\n\t"                   \
+                   "vpxord %%xmm30, %%xmm30, %%xmm30\n\tvpxord %%xmm31, %%xmm31, %%xmm31" ::                       \
+                       : "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25",   \
+                         "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31")
 #define MB_TARGET __attribute__((target("avx2,avx512f,avx512vl")))
 #define MB_SUFFIX avx512
 #define MB_ROL(x, n) _mm256_rol_epi32((x), (n))
