@@ -168,7 +168,6 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
     expect(elapsed).to.be.greaterThan(20);
     expect(ticks).to.be.greaterThan(elapsed / 20);
   });
-});
 
   it('spreads a burst over more than one pool thread on every path', function () {
     native();
@@ -195,3 +194,4 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
       expect(best.cpu / best.wall, `${path}: ${best.cpu.toFixed(0)} ms of CPU in ${best.wall.toFixed(0)} ms`).to.be.greaterThan(1.2);
     }
   });
+});

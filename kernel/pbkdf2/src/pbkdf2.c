@@ -14,9 +14,9 @@
  * of PLAIN logins queues several at once. SHA-1: two interleaved cost 0.32 ms where one alone costs 0.28 (0.50
  * through SHA1_Transform); SHA-256: 0.30 ms alone (0.45). Without them, on AVX-512 or AVX2, up to eight queued
  * together run in the lanes of one set of vectors (sha-mb.h): on an Intel Xeon VM, SHA-1 0.14 ms each in full
- * batches against 1.0 through SHA1_Transform, SHA-256 0.30 against 2.0. So that batches form, each hash that
- * runs batched has one piece of work at a time per JavaScript environment (see Queue), and under load a lone job
- * waits a little for a partner (see gather).
+ * batches against 1.0 through SHA1_Transform, SHA-256 0.30 against 2.0. So that batches form, a hash that runs
+ * batched gets another piece of work beside a running one only when a full batch waits (see wants_work), and
+ * under load a lone job waits a little for a partner (see gather).
  *
  * JavaScript: derive(password: Uint8Array, salt: Uint8Array, iterations: number, hash: 0 | 1 | 2) returns a
  * Promise of a Buffer of the hash's length (0 = SHA-1, 1 = SHA-256, 2 = SHA-512). The derivation runs in libuv's
@@ -590,19 +590,18 @@ NAPI_MODULE_INIT() {
   const char *implementation = PATH_NAME[sha_path];
   Queue *queue = calloc(1, sizeof *queue);
   if (queue) queue->refs = 1;
-  pthread_condattr_t monotonic;
   if (!queue || pthread_mutex_init(&queue->lock, NULL) != 0) {
     free(queue);
     return NULL;
   }
-  if (pthread_condattr_init(&monotonic) != 0 || pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC) != 0 ||
-      pthread_cond_init(&queue->arrived, &monotonic) != 0) {
-    pthread_mutex_destroy(&queue->lock);
-    free(queue);
-    return NULL;
+  pthread_condattr_t monotonic;
+  int cond_ready = pthread_condattr_init(&monotonic) == 0;
+  if (cond_ready) {
+    cond_ready = pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC) == 0 && pthread_cond_init(&queue->arrived, &monotonic) == 0;
+    pthread_condattr_destroy(&monotonic);
   }
-  pthread_condattr_destroy(&monotonic);
-  if (napi_set_instance_data(env, queue, free_queue, NULL) != napi_ok) {
+  if (!cond_ready || napi_set_instance_data(env, queue, free_queue, NULL) != napi_ok) {
+    if (cond_ready) pthread_cond_destroy(&queue->arrived);
     pthread_mutex_destroy(&queue->lock);
     free(queue);
     return NULL;
