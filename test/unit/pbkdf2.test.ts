@@ -124,6 +124,54 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
     });
   });
 
+  /** Runs `body` (an async function's text, given `addon` and `sleep`) in a process on `path`; returns what it resolves to. */
+  function onPath<T>(path: string, body: string): T {
+    const script = `
+      const addon = require(${JSON.stringify(new URL('../../kernel/pbkdf2/build/Release/pbkdf2.node', import.meta.url).pathname)});
+      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+      (async () => { process.stdout.write(JSON.stringify(await (async () => { ${body} })())); })();`;
+    return JSON.parse(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA: path }, encoding: 'utf8' })) as T;
+  }
+
+  for (const path of PATHS.filter((p) => p === 'avx512' || p === 'avx2')) {
+    it(`gathers derivations that come a few milliseconds apart into batches on the ${path} path`, () => {
+      native();
+      // PLAIN logins against stored SCRAM keys come one at a time: a job waits for partners while jobs come often,
+      // and eight in the lanes cost what one does. A wait for the first partner only gave batches of one to two.
+      // The first few jobs of a wave run alone while the mean gap between jobs falls: counted after ten.
+      const [pieces, derived] = onPath<[number, number]>(path, `
+        const pending = [];
+        let before;
+        for (let i = 0; i < 70; i++) {
+          if (i === 10) before = addon.batches(0);
+          pending.push(addon.derive(Buffer.from('pw' + i), Buffer.from('salt'), 4096, 0));
+          await sleep(3);
+        }
+        await Promise.all(pending);
+        const after = addon.batches(0);
+        return [after[0] - before[0], after[1] - before[1]];`);
+      expect(derived).to.be.within(60, 70);
+      expect(derived / pieces, `${derived} derivations in ${pieces} batches`).to.be.at.least(2.5);
+    });
+  }
+
+  it('runs a lone derivation at once when derivations come seldom, on every path', () => {
+    native();
+    // The wait for partners is for jobs that come often: a login now and then must not wait the 16 ms.
+    for (const path of PATHS) {
+      const walls = onPath<number[]>(path, `
+        const walls = [];
+        for (let i = 0; i < 4; i++) {
+          await sleep(150);
+          const start = performance.now();
+          await addon.derive(Buffer.from('pw' + i), Buffer.from('salt'), 4096, 0);
+          walls.push(performance.now() - start);
+        }
+        return walls;`);
+      expect(Math.min(...walls), `${path}: ${walls.map((w) => w.toFixed(1)).join(', ')} ms`).to.be.below(10);
+    }
+  });
+
   it('derives the SaltedPassword of SASLprepped passwords as node:crypto does', async () => {
     const salt = randomBytes(16);
     for (const password of ['pencil', 'p\u00e4ssw\u00f6rd', 'I\u00ADX', '\u2168', '\u{1F511} key']) {

@@ -23,6 +23,7 @@
  * thread pool; it works on copies of password and salt, which it wipes, as it wipes every intermediate.
  * `implementation` says how SHA-1 and SHA-256 are computed here: 'sha-ni', 'avx512', 'avx2' or 'openssl'; the
  * environment variable SERVICE_PBKDF2_SHA names one of them instead (for tests and comparisons; see choose_path).
+ * batches(hash) returns [pieces of work run, derivations they ran] for that hash: the batches' mean size.
  */
 #include <node_api.h>
 #include <openssl/crypto.h>
@@ -179,20 +180,28 @@ typedef struct {
   unsigned waiting[3];
   /* Signalled when a job joins, for a piece of work gathering a batch (see gather). */
   pthread_cond_t arrived;
-  /* When a piece of work for each hash last ended (CLOCK_MONOTONIC, ns). */
-  uint64_t last_end[3];
+  /* When the last job of each hash was queued (CLOCK_MONOTONIC, ns), and the mean gap between its jobs (see gap). */
+  uint64_t last_arrival[3];
+  uint64_t gap_ns[3];
+  /* Pieces of work that ran, and the derivations they ran, per hash: the batches' mean size (binding.batches()). */
+  uint64_t pieces[3];
+  uint64_t derived[3];
   /* The environment's hold and each piece of work's: a pool thread may still run work while the environment goes. */
   unsigned refs;
 } Queue;
 
 /*
- * A job alone on a vector path, while its hash is busy (a piece of work for it ended less than BUSY_NS ago), waits
- * up to GATHER_NS for a partner. A worker carrying PLAIN logins at the kit's rate queues a derivation every 3 ms
- * and a batch takes 1.15 ms (SHA-1 on an Intel Xeon VM), so without the wait each ran alone at 1.0 ms: with it, two
- * or more share a batch. Idle, a lone job runs at once; under load it waits at most 3 ms more.
+ * A job alone on a vector path waits for partners while its hash's jobs come often: until a full batch is there, or
+ * for as long as the mean gap between jobs says a full batch takes to come, at most GATHER_NS. A batch of eight costs
+ * about what one derivation does (SHA-1 on an Intel Xeon VM: 1.5 ms either way), so each partner found is a
+ * derivation for nothing. A worker carrying the kit's PLAIN logins queues one every 3-5 ms: a wait of 3 ms for the
+ * first partner gave batches of two or three (0.6-0.8 ms of CPU per derivation); waiting for more gives four to
+ * six. When jobs come less often than one per GATHER_NS (an idle server, a login now and then), a lone job runs at
+ * once; under load a login waits at most GATHER_NS more, next to the hundreds of milliseconds it queues for anyway.
  */
-#define GATHER_NS 3000000u
-#define BUSY_NS 5000000u
+#define GATHER_NS 16000000u
+/* A gap longer than this counts as this long, so that the mean recovers within a few jobs after an idle spell. */
+#define GAP_CAP_NS 100000000u
 
 /* libuv's thread pool's default size: no cap for a hash whose derivations run one at a time. */
 #define POOL_THREADS 4
@@ -354,16 +363,28 @@ static void take_partners(Queue *queue, Work *work, int lanes) {
 }
 
 /*
- * A lone job of a vector path, while its hash is busy: waits (holding no CPU) until a partner joins or GATHER_NS
- * pass, then takes every partner there is. Not on SHA-NI, where a lone derivation is already fast (0.28 ms). The
- * caller holds the lock, which the wait releases.
+ * Counts a job of `hash` queued at `now` in the mean gap between its jobs: a moving average over about the last
+ * four, so that it follows a wave of logins within a few jobs; the caller holds the lock.
+ */
+static void count_arrival(Queue *queue, int hash, uint64_t now) {
+  const uint64_t last = queue->last_arrival[hash];
+  const uint64_t gap = last == 0 || now - last > GAP_CAP_NS ? GAP_CAP_NS : now - last;
+  queue->gap_ns[hash] = last == 0 ? gap : (queue->gap_ns[hash] * 3 + gap) / 4;
+  queue->last_arrival[hash] = now;
+}
+
+/*
+ * A job of a vector path short of a full batch, while its hash's jobs come often: waits (holding no CPU) until the
+ * batch is full or its time is up (GATHER_NS above), taking partners as they join. Not on SHA-NI, where a lone
+ * derivation is already fast (0.28 ms). The caller holds the lock, which the wait releases.
  */
 static void gather(Queue *queue, Work *work, int lanes) {
-  const uint64_t now = monotonic_ns();
-  if (work->count != 1 || lanes < 2 || sha_path == PATH_SHA_NI || now - queue->last_end[work->hash] >= BUSY_NS) return;
-  const uint64_t deadline = now + GATHER_NS;
+  const uint64_t gap = queue->gap_ns[work->hash];
+  if (work->count >= lanes || lanes < 2 || sha_path == PATH_SHA_NI || gap >= GATHER_NS) return;
+  const uint64_t full = gap * (uint64_t)(lanes - work->count);
+  const uint64_t deadline = monotonic_ns() + (full < GATHER_NS ? full : GATHER_NS);
   const struct timespec until = {.tv_sec = (time_t)(deadline / 1000000000u), .tv_nsec = (long)(deadline % 1000000000u)};
-  while (work->count == 1) {
+  while (work->count < lanes) {
     const int waited = pthread_cond_timedwait(&queue->arrived, &queue->lock, &until);
     take_partners(queue, work, lanes);
     if (waited == ETIMEDOUT) break;
@@ -411,7 +432,8 @@ static void execute(napi_env env, void *data) {
   if (work->count == 0) return;
   run(work);
   pthread_mutex_lock(&queue->lock);
-  queue->last_end[work->hash] = monotonic_ns();
+  queue->pieces[work->hash]++;
+  queue->derived[work->hash] += (uint64_t)work->count;
   pthread_mutex_unlock(&queue->lock);
 }
 
@@ -576,6 +598,7 @@ static napi_value derive(napi_env env, napi_callback_info info) {
   if (queue->tail) queue->tail->next = job; else queue->head = job;
   queue->tail = job;
   queue->waiting[hash]++;
+  count_arrival(queue, hash, monotonic_ns());
   const int start = wants_work(queue, hash);
   if (start) queue->running[hash]++;
   pthread_cond_signal(&queue->arrived);
@@ -583,6 +606,28 @@ static napi_value derive(napi_env env, napi_callback_info info) {
   /* Only this thread starts and stops work, so `running` cannot drop to zero between the lock and here. */
   if (start && !start_work(env, queue, hash)) stop_work(env, queue, hash);
   return promise;
+}
+
+/* batches(hash): [pieces of work that ran, derivations they ran] for hash 0, 1 or 2 in this environment (for tests). */
+static napi_value batches(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t hash;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 1 || napi_get_value_int32(env, argv[0], &hash) != napi_ok ||
+      hash < HASH_SHA1 || hash > HASH_SHA512) {
+    return fail(env, "batches(hash) takes a hash: 0 (SHA-1), 1 (SHA-256) or 2 (SHA-512)");
+  }
+  Queue *queue;
+  if (napi_get_instance_data(env, (void **)&queue) != napi_ok || !queue) return fail(env, "the addon is not initialised");
+  pthread_mutex_lock(&queue->lock);
+  const double counts[2] = {(double)queue->pieces[hash], (double)queue->derived[hash]};
+  pthread_mutex_unlock(&queue->lock);
+  napi_value array, number;
+  if (napi_create_array_with_length(env, 2, &array) != napi_ok) return NULL;
+  for (uint32_t i = 0; i < 2; i++) {
+    if (napi_create_double(env, counts[i], &number) != napi_ok || napi_set_element(env, array, i, number) != napi_ok) return NULL;
+  }
+  return array;
 }
 
 NAPI_MODULE_INIT() {
@@ -611,5 +656,7 @@ NAPI_MODULE_INIT() {
   if (napi_set_named_property(env, exports, "implementation", name) != napi_ok) return NULL;
   if (napi_create_function(env, "derive", NAPI_AUTO_LENGTH, derive, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "derive", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "batches", NAPI_AUTO_LENGTH, batches, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "batches", fn) != napi_ok) return NULL;
   return exports;
 }
