@@ -14,6 +14,7 @@ import { runMigrations } from './migrations.js';
 import { immediateTransactions } from './sqlite-immediate.js';
 import { turnTakingQueries } from './sqlite-turns.js';
 import { cacheStatements, type SqliteConnection } from './sqlite-statements.js';
+import { lentConnection } from './sqlite-connection.js';
 
 export type { DbKind, SqlType } from '@service/plugin-api';
 
@@ -76,7 +77,7 @@ export class Storage {
       }
     }
     const knex = knexFactory(knexConfig(settings, logger));
-    if (sql.type === 'sqlite') turnTakingQueries(immediateTransactions(knex));
+    if (sql.type === 'sqlite') turnTakingQueries(immediateTransactions(lentConnection(knex)));
     try {
       await knex.raw('select 1');
     } catch (err) {
@@ -98,7 +99,7 @@ export class Storage {
     if (!this.#embedded) {
       mkdirSync(this.#settings.dataDir, { recursive: true, mode: 0o700 });
       createPrivately(embeddedFile(this.#settings.dataDir));
-      this.#embedded = turnTakingQueries(immediateTransactions(knexFactory(sqliteConfig(embeddedFile(this.#settings.dataDir), this.#logger))));
+      this.#embedded = turnTakingQueries(immediateTransactions(lentConnection(knexFactory(sqliteConfig(embeddedFile(this.#settings.dataDir), this.#logger)))));
       this.#logger.debug({ file: embeddedFile(this.#settings.dataDir) }, 'embedded storage opened');
     }
     return this.#embedded;
