@@ -179,6 +179,7 @@ export { binaryCollation, deletePicked, isUniqueViolation, sqlClientOf, type DbK
 export { insertRows } from './storage/insert-rows.js';
 export { isDeadlock, retryingTransaction } from './storage/transaction.js';
 export { pluck } from './storage/pluck.js';
+export { preparedRead, type PreparedRead, type Placeholders } from './storage/prepared.js';
 export type { Knex } from 'knex';
 
 // Utilities

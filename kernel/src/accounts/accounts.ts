@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { badArgument, conflict, notFound } from '@service/plugin-api';
 import type { CachesApi } from '@service/plugin-api';
 import type { HookBus } from '../hooks/hooks.js';
-import { pluck } from '@service/plugin-api';
+import { pluck, preparedRead } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 import { isUniqueViolation } from '@service/plugin-api';
 import { CredentialCache, type CredentialCacheSettings } from './credential-cache.js';
@@ -55,6 +55,10 @@ type CredentialColumns = {
 } & Record<ScramColumn, string | null>;
 
 type UserRow = CredentialColumns & { host: string; username: string; created_at: number };
+
+/** The two look-ups every login and registration makes, compiled once (see preparedRead). */
+const ACCOUNT_ROW = preparedRead<'host' | 'user', UserRow>((db, p) => db(USERS_TABLE).first('*').where({ host: p('host'), username: p('user') }));
+const ACCOUNT_NAME = preparedRead<'host' | 'user', { username: string }>((db, p) => db(USERS_TABLE).first('username').where({ host: p('host'), username: p('user') }));
 
 /** The credential cache's name among the shared caches. */
 export const CREDENTIALS_CACHE = 'credentials';
@@ -325,7 +329,7 @@ export class AccountService {
   }
 
   async #exists({ user, host }: { user: string; host: string }): Promise<boolean> {
-    return (await this.#db()(USERS_TABLE).first('username').where({ host, username: user })) !== undefined;
+    return (await ACCOUNT_NAME.first(this.#db(), { host, user })) !== undefined;
   }
 
   /**
@@ -351,7 +355,7 @@ export class AccountService {
   }
 
   async #row({ user, host }: { user: string; host: string }): Promise<UserRow | undefined> {
-    return (await this.#db()(USERS_TABLE).first('*').where({ host, username: user })) as UserRow | undefined;
+    return ACCOUNT_ROW.first(this.#db(), { host, user });
   }
 
   async #credentialColumns(password: string): Promise<CredentialColumns> {

@@ -1,5 +1,5 @@
 /** Offline messages in SQL: each account's queue in storage order, and the purges of old and expired ones. */
-import { ParseError, deletePicked, type ModuleContext, type XmlElement } from '@service/plugin-api';
+import { ParseError, deletePicked, preparedRead, type ModuleContext, type XmlElement } from '@service/plugin-api';
 import type { AccountKey } from '@service/plugin-api';
 import { OFFLINE_TABLE } from './migrations.js';
 import { fromStoredXml, toStoredXml } from '@service/plugin-api';
@@ -15,6 +15,11 @@ interface OfflineRow {
   expires_at: number | null;
   xml: string;
 }
+
+/** The next rows of an account's queue, read at each login: compiled once (see preparedRead). */
+const QUEUE_AFTER = preparedRead<'host' | 'user' | 'afterId' | 'limit', OfflineRow>((db, p) =>
+  db(OFFLINE_TABLE).where({ host: p('host'), username: p('user') }).where('id', '>', p('afterId')).orderBy('id').limit(p.count('limit')),
+);
 
 export interface StoredMessage {
   readonly id: number;
@@ -70,7 +75,7 @@ export class OfflineStore {
    * ones included (the caller skips and deletes them), and the ids of rows whose XML no longer parses.
    */
   async next(account: AccountKey, afterId: number, limit: number): Promise<QueueChunk> {
-    const rows: OfflineRow[] = await this.#queue(account).where('id', '>', afterId).orderBy('id').limit(limit);
+    const rows = await QUEUE_AFTER.all(this.db, { host: account.host, user: account.user, afterId, limit });
     const chunk: QueueChunk = { messages: [], unreadable: [], lastId: rows.length ? Number(rows[rows.length - 1]!.id) : afterId };
     for (const row of rows) {
       const message = toMessage(row);

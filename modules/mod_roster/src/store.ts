@@ -9,7 +9,7 @@
  * transaction commits (a read between the two could see the old rows), and tells the other workers and
  * nodes through the shared caches, as the blocklists do.
  */
-import { insertRows, retryingTransaction, type CachesApi, type Knex } from '@service/plugin-api';
+import { insertRows, preparedRead, retryingTransaction, type CachesApi, type Knex } from '@service/plugin-api';
 import type { Jid } from '@service/plugin-api';
 import { GROUPS_TABLE, ITEMS_TABLE, VERSIONS_TABLE } from './migrations.js';
 import { flagsOf, subscriptionOf, type Flags } from './state.js';
@@ -70,6 +70,8 @@ function toItem(row: ItemRow, groups: readonly string[]): StoredItem {
 }
 
 const ITEM_COLUMNS = ['jid', 'nick', 'subscription', 'pending_out', 'pending_in', 'approved', 'in_roster', 'request'];
+/** An account's rows, read at each login that finds them out of memory: compiled once (see preparedRead). */
+const ACCOUNT_ITEMS = preparedRead<'host' | 'username', ItemRow>((db, p) => db(ITEMS_TABLE).select(ITEM_COLUMNS).where({ host: p('host'), username: p('username') }));
 
 /** Accounts whose rows are kept; past it the cache starts over (cheap, and bounded). */
 const CACHE_LIMIT = 10_000;
@@ -123,7 +125,7 @@ export class RosterStore {
   }
 
   async #loadRows(owner: Jid): Promise<readonly StoredItem[]> {
-    const rows = (await this.db(ITEMS_TABLE).select(ITEM_COLUMNS).where(keyOf(owner))) as ItemRow[];
+    const rows = await ACCOUNT_ITEMS.all(this.db, keyOf(owner));
     return rows.map((row) => toItem(row, []));
   }
 
