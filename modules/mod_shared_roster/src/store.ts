@@ -2,7 +2,7 @@
  * The shared roster rows in SQL (see migrations.ts). The in-memory groups are loaded from here at start,
  * and every change is written here first, in one transaction, before memory follows.
  */
-import { insertRows, retryingTransaction, type Knex } from '@service/plugin-api';
+import { insertRows, preparedRead, retryingTransaction, type Knex } from '@service/plugin-api';
 import type { DisplayedRef, Group, GroupRef } from './groups.js';
 import { DISPLAYED_TABLE, GROUPS_TABLE, MEMBERS_TABLE } from './migrations.js';
 
@@ -44,6 +44,9 @@ function splitBare(bare: string): { user_host: string; username: string } {
   return { username: bare.slice(0, at), user_host: bare.slice(at + 1) };
 }
 
+/** Whether a vhost has an @all@ group, asked at each registration on it: compiled once (see preparedRead). */
+const ALL_USERS_GROUP = preparedRead<'host', { name: string }>((db, p) => db(GROUPS_TABLE).where({ host: p('host'), all_users: true }).first('name'));
+
 export class SharedRosterStore {
   constructor(private readonly db: Knex) {}
 
@@ -74,7 +77,7 @@ export class SharedRosterStore {
 
   /** Whether a group of `host` stands for all its accounts (@all@), as stored now (not as this process last read it). */
   async hasAllUsersGroups(host: string): Promise<boolean> {
-    return (await this.db(GROUPS_TABLE).where({ host, all_users: true }).first('name')) !== undefined;
+    return (await ALL_USERS_GROUP.first(this.db, { host })) !== undefined;
   }
 
   async insertGroup(group: Group): Promise<void> {
