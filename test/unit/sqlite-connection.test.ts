@@ -1,8 +1,8 @@
 /**
  * SQLite's one connection lent without knex's pool (kernel/src/storage/sqlite-connection.ts), under knex and a real
  * better-sqlite3 file: the pool creates the connection once and never hears of it again until knex is destroyed;
- * a transaction holds it while queries wait their turn in order; a failed query hands it on; destroying knex waits
- * for the transaction holding it and refuses what waits.
+ * a transaction holds it while queries wait their turn in order; a failed query hands it on, and a stream (which
+ * knex releases twice) hands it on once; destroying knex waits for the transaction holding it and refuses what waits.
  */
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -101,6 +101,39 @@ describe('SQLite connection lent without the pool', () => {
       .then(() => undefined, (err: Error) => err);
     expect(rolledBack?.message).to.equal('changed my mind');
     expect(await db('items').pluck('n')).to.deep.equal([1]);
+  });
+
+  it("hands the connection on once after a stream, which knex releases twice (when it ends and when it closes)", async () => {
+    for (let i = 0; i < 20; i++) await db('items').insert({ n: i });
+    for (let round = 0; round < 5; round++) {
+      const streamed: number[] = [];
+      const stream = (async () => {
+        for await (const row of db('items').select('n').orderBy('n').stream() as AsyncIterable<{ n: number }>) streamed.push(row.n);
+      })();
+      // Queued behind the stream: transactions that would fail to begin inside one another if the connection were
+      // handed to two of them at once, and reads between them.
+      const queued = Array.from({ length: 6 }, (_, k) =>
+        k % 2
+          ? db('items').count({ c: '*' }).first().then((row) => Number(row!.c))
+          : db.transaction(async (trx) => {
+              await trx('items').insert({ n: 1000 + round * 10 + k });
+              await new Promise((resolve) => setTimeout(resolve, 5));
+              await trx('items').where({ n: 1000 + round * 10 + k }).delete();
+              return -1;
+            }),
+      );
+      await stream;
+      expect(await Promise.all(queued)).to.deep.equal([-1, 20, -1, 20, -1, 20]);
+      expect(streamed).to.deep.equal(Array.from({ length: 20 }, (_, i) => i));
+    }
+    // A stream whose query fails releases twice as well.
+    const failed = (async () => {
+      for await (const row of db('no_such_table').select('*').stream() as AsyncIterable<unknown>) void row;
+    })().then(() => 'streamed', (err: Error) => err.message);
+    const after = [db.transaction((trx) => trx('items').insert({ n: 500 })), db.transaction((trx) => trx('items').where({ n: 500 }).delete())];
+    expect(await failed).to.match(/no such table/);
+    await Promise.all(after);
+    expect(Number((await db('items').count({ c: '*' }).first())!.c)).to.equal(20);
   });
 
   it('on destroy, waits for the transaction that holds the connection and refuses what waits for it', async () => {

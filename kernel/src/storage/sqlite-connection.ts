@@ -16,6 +16,8 @@ interface LendingClient {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<void>;
   destroy(callback?: (err?: Error) => void): Promise<void>;
+  /** The dialect's stream of a query's rows (knex's SQLite dialect reads them all, then writes them to the stream). */
+  _stream(connection: unknown, query: unknown, stream: unknown, options: unknown): unknown;
 }
 
 /** Makes a SQLite knex instance lend its one connection without the pool's per-acquisition machinery. */
@@ -27,6 +29,8 @@ export function lentConnection(knex: Knex): Knex {
   /** The connection, once the pool has created it (a failed creation is not kept: the next acquisition retries). */
   let connection: Promise<unknown> | undefined;
   let lent = false;
+  /** A stream holds the lend: knex releases it twice, when the query ends and when the stream closes. */
+  let streamed = false;
   let destroyed = false;
   /** Called when the connection is no longer lent (for destroy, which waits for the query or transaction holding it). */
   let onFree: (() => void) | undefined;
@@ -63,8 +67,17 @@ export function lentConnection(knex: Knex): Knex {
       handOn();
     });
   };
+  // The pool ignored a release of what it had not lent; here the second of a stream's two releases would hand the
+  // connection to a second holder while the first one's successor still holds it. So a stream's first release is
+  // passed over, in whichever order the two come, and a release while nothing is lent does nothing.
+  const stream = client._stream.bind(client);
+  client._stream = function (connection, query, rows, options) {
+    streamed = true;
+    return stream(connection, query, rows, options);
+  };
   client.releaseConnection = function () {
-    handOn();
+    if (streamed) streamed = false;
+    else if (lent) handOn();
     return Promise.resolve();
   };
   client.destroy = async function (callback?: (err?: Error) => void) {
