@@ -14,8 +14,10 @@
  *   const accountRow = preparedRead<'host' | 'user', UserRow>((db, p) => db('users').first('*').where({ host: p('host'), username: p('user') }));
  *   const row = await accountRow.first(db, { host, user });
  *
- * `p(name)` stands for a value anywhere knex binds one; `p.count(name)` for a LIMIT or OFFSET (knex wants a number
- * there). Only reads: the build must end in a select or `first` (anything else is refused when it is compiled).
+ * `p(name)` stands for one value anywhere knex binds one (not a list: `whereIn` compiles one placeholder per item
+ * of the list it is built with); `p.count(name)` for a LIMIT or OFFSET (knex wants a number there). Only reads: the
+ * build must end in a select or `first` (anything else is refused when it is compiled). On SQLite the run does not
+ * pass through knex's runner, so knex's `query` events and its debug output do not show it.
  */
 import type { Knex } from 'knex';
 
