@@ -31,6 +31,16 @@ function native(): NonNullable<typeof nativePbkdf2> {
   return nativePbkdf2!;
 }
 
+/** Runs `body` (an async function's text, given `addon` and `sleep`) in a process on `path`; returns what it resolves to. */
+function onPath<T>(path: string, body: string): T {
+  // The path is chosen when the addon loads, so each runs in a process of its own.
+  const script = `
+    const addon = require(${JSON.stringify(new URL('../../kernel/pbkdf2/build/Release/pbkdf2.node', import.meta.url).pathname)});
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    (async () => { process.stdout.write(JSON.stringify(await (async () => { ${body} })())); })();`;
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA: path }, encoding: 'utf8' })) as T;
+}
+
 describe('native PBKDF2 (@service/pbkdf2)', () => {
   it('is what SCRAM derives with here, with SHA-1 and SHA-256 on the fastest path the CPU has', () => {
     native();
@@ -89,22 +99,18 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
   for (const path of PATHS) {
     it(`gives the same bytes on the ${path} path (SERVICE_PBKDF2_SHA=${path}), alone and many at once`, () => {
       native();
-      // Each path in a process of its own (the choice is made when the addon loads): waves of 1, 2, 9 and 40
-      // derivations, so that batches are full, partial and single, with both hashes and several round counts.
-      const script = `
+      // Waves of 1, 2, 9 and 40 derivations, so that batches are full, partial and single, with both hashes and
+      // several round counts.
+      const out = onPath<{ implementation: string; wrong: number }>(path, `
         const { pbkdf2Sync, randomBytes } = require('node:crypto');
-        const addon = require(${JSON.stringify(new URL('../../kernel/pbkdf2/build/Release/pbkdf2.node', import.meta.url).pathname)});
         const wave = (n) => Array.from({ length: n }, (_, i) => [randomBytes((i * 5) % 130), randomBytes(i % 17), i % 2 ? 4096 : i % 7 + 1, i % 3 ? 0 : 1]);
-        (async () => {
-          let wrong = 0;
-          for (const cases of [wave(1), wave(2), wave(9), wave(40)]) {
-            const got = await Promise.all(cases.map(([p, s, r, h]) => addon.derive(p, s, r, h)));
-            wrong += cases.filter(([p, s, r, h], i) => !got[i].equals(pbkdf2Sync(p, s, r, h ? 32 : 20, h ? 'sha256' : 'sha1'))).length;
-          }
-          process.stdout.write(JSON.stringify({ implementation: addon.implementation, wrong }));
-        })();`;
-      const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA: path }, encoding: 'utf8' });
-      expect(JSON.parse(out)).to.deep.equal({ implementation: path, wrong: 0 });
+        let wrong = 0;
+        for (const cases of [wave(1), wave(2), wave(9), wave(40)]) {
+          const got = await Promise.all(cases.map(([p, s, r, h]) => addon.derive(p, s, r, h)));
+          wrong += cases.filter(([p, s, r, h], i) => !got[i].equals(pbkdf2Sync(p, s, r, h ? 32 : 20, h ? 'sha256' : 'sha1'))).length;
+        }
+        return { implementation: addon.implementation, wrong };`);
+      expect(out).to.deep.equal({ implementation: path, wrong: 0 });
     });
   }
 
@@ -123,15 +129,6 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
       expect(got[i]!.equals(pbkdf2Sync(password, salt, rounds, 20, 'sha1')), `#${i}`).to.equal(true);
     });
   });
-
-  /** Runs `body` (an async function's text, given `addon` and `sleep`) in a process on `path`; returns what it resolves to. */
-  function onPath<T>(path: string, body: string): T {
-    const script = `
-      const addon = require(${JSON.stringify(new URL('../../kernel/pbkdf2/build/Release/pbkdf2.node', import.meta.url).pathname)});
-      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-      (async () => { process.stdout.write(JSON.stringify(await (async () => { ${body} })())); })();`;
-    return JSON.parse(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA: path }, encoding: 'utf8' })) as T;
-  }
 
   for (const path of PATHS.filter((p) => p === 'avx512' || p === 'avx2')) {
     it(`gathers derivations that come a few milliseconds apart into batches on the ${path} path`, () => {
@@ -222,21 +219,18 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
     if (availableParallelism() < 2) this.skip();
     // A burst of 64 needs full batches beside the running one, so a second thread starts: the process then uses
     // more CPU time than wall time. A cap of one piece of work per hash had bulk derivations on one core.
-    const script = `
-      const addon = require(${JSON.stringify(new URL('../../kernel/pbkdf2/build/Release/pbkdf2.node', import.meta.url).pathname)});
-      (async () => {
-        const burst = () => Promise.all(Array.from({ length: 64 }, (_, i) => addon.derive(Buffer.from('pw' + i), Buffer.from('salt'), 20000, 0)));
-        await burst();
-        const wall = performance.now(), cpu = process.cpuUsage();
-        await burst();
-        const used = process.cpuUsage(cpu);
-        process.stdout.write(JSON.stringify({ wall: performance.now() - wall, cpu: (used.user + used.system) / 1000 }));
-      })();`;
+    const body = `
+      const burst = () => Promise.all(Array.from({ length: 64 }, (_, i) => addon.derive(Buffer.from('pw' + i), Buffer.from('salt'), 20000, 0)));
+      await burst();
+      const wall = performance.now(), cpu = process.cpuUsage();
+      await burst();
+      const used = process.cpuUsage(cpu);
+      return { wall: performance.now() - wall, cpu: (used.user + used.system) / 1000 };`;
     // The best of three tries, so that another process busy for a moment does not fail it (one core gives 0.9).
     for (const path of PATHS) {
       let best = { wall: 1, cpu: 0 };
       for (let attempt = 0; attempt < 3 && best.cpu / best.wall <= 1.2; attempt++) {
-        const run = JSON.parse(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA: path }, encoding: 'utf8' })) as { wall: number; cpu: number };
+        const run = onPath<{ wall: number; cpu: number }>(path, body);
         if (run.cpu / run.wall > best.cpu / best.wall) best = run;
       }
       expect(best.cpu / best.wall, `${path}: ${best.cpu.toFixed(0)} ms of CPU in ${best.wall.toFixed(0)} ms`).to.be.greaterThan(1.2);

@@ -16,7 +16,7 @@
  * together run in the lanes of one set of vectors (sha-mb.h): on an Intel Xeon VM, SHA-1 0.14 ms each in full
  * batches against 1.0 through SHA1_Transform, SHA-256 0.30 against 2.0. So that batches form, a hash that runs
  * batched gets another piece of work beside a running one only when a full batch waits (see wants_work), and
- * under load a lone job waits a little for a partner (see gather).
+ * while jobs come often a job short of a full batch waits a little for partners (see gather).
  *
  * JavaScript: derive(password: Uint8Array, salt: Uint8Array, iterations: number, hash: 0 | 1 | 2) returns a
  * Promise of a Buffer of the hash's length (0 = SHA-1, 1 = SHA-256, 2 = SHA-512). The derivation runs in libuv's

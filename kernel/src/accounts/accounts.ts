@@ -56,9 +56,8 @@ type CredentialColumns = {
 
 type UserRow = CredentialColumns & { host: string; username: string; created_at: number };
 
-/** The two look-ups every login and registration makes, compiled once (see preparedRead). */
+/** The account's row, read at every login and registration: compiled once (see preparedRead). */
 const ACCOUNT_ROW = preparedRead<'host' | 'user', UserRow>((db, p) => db(USERS_TABLE).first('*').where({ host: p('host'), username: p('user') }));
-const ACCOUNT_NAME = preparedRead<'host' | 'user', { username: string }>((db, p) => db(USERS_TABLE).first('username').where({ host: p('host'), username: p('user') }));
 
 /** The credential cache's name among the shared caches. */
 export const CREDENTIALS_CACHE = 'credentials';
@@ -329,7 +328,7 @@ export class AccountService {
   }
 
   async #exists({ user, host }: { user: string; host: string }): Promise<boolean> {
-    return (await ACCOUNT_NAME.first(this.#db(), { host, user })) !== undefined;
+    return (await this.#row({ user, host })) !== undefined;
   }
 
   /**

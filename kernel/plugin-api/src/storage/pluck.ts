@@ -5,30 +5,13 @@
  * through knex as usual.
  */
 import type { Knex } from 'knex';
-
-interface SqliteStatement {
-  pluck(on?: boolean): SqliteStatement;
-  all(...bindings: unknown[]): unknown[];
-}
-interface SqliteConnection {
-  prepare(sql: string): SqliteStatement;
-}
+import { onSqliteConnection } from './sqlite-connection.js';
 
 export async function pluck<T>(query: Knex.QueryBuilder): Promise<T[]> {
-  const knex = query.client as Knex.Client & {
-    config: { client?: unknown };
-    acquireConnection(): Promise<unknown>;
-    releaseConnection(connection: unknown): Promise<void>;
-  };
-  if (knex.config.client !== 'better-sqlite3') {
+  if ((query.client as Knex.Client).config.client !== 'better-sqlite3') {
     const rows: Array<Record<string, T>> = await query;
     return rows.map((row) => Object.values(row)[0] as T);
   }
   const { sql, bindings } = query.toSQL().toNative();
-  const connection = (await knex.acquireConnection()) as SqliteConnection;
-  try {
-    return connection.prepare(sql).pluck().all(...bindings) as T[];
-  } finally {
-    await knex.releaseConnection(connection);
-  }
+  return onSqliteConnection(query.client as Knex.Client, (connection) => connection.prepare(sql).pluck().all(...bindings) as T[]);
 }

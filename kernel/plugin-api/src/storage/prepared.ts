@@ -20,6 +20,8 @@
  * pass through knex's runner, so knex's `query` events and its debug output do not show it.
  */
 import type { Knex } from 'knex';
+import { sqlClientOf, type SqlClient } from './sql.js';
+import { onSqliteConnection } from './sqlite-connection.js';
 
 /** A placeholder function: `p(name)` for a value, `p.count(name)` for a LIMIT or OFFSET. */
 export interface Placeholders<P extends string> {
@@ -34,7 +36,7 @@ export interface PreparedRead<P extends string, R> {
   first(db: Knex | Knex.Transaction, values: Readonly<Record<P, unknown>>): Promise<R | undefined>;
 }
 
-/** One compiled form per dialect (knex's client name): each writes its own SQL. */
+/** One compiled form per dialect: each writes its own SQL. */
 interface Compiled {
   readonly sql: string;
   /** Each binding: a constant knex compiled in, or the name of the value that goes there. */
@@ -42,27 +44,15 @@ interface Compiled {
   readonly sqlite: boolean;
 }
 
-/** The part of a better-sqlite3 connection a read uses. */
-interface SqliteConnection {
-  prepare(sql: string): { all(bindings: unknown[]): unknown[] };
-}
-
-/** The part of knex's client a SQLite read uses (the methods knex's own runner calls). */
-interface ConnectionLender {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(connection: unknown): Promise<void>;
-  config: { client?: unknown };
-}
-
 /** Values no query writes: a text marker, and integers far past any real LIMIT, one per name. */
 const TEXT_MARK = '\u0000prepared-read:';
 const COUNT_BASE = 1_987_654_321;
 
 export function preparedRead<P extends string, R = Record<string, unknown>>(build: (db: Knex, p: Placeholders<P>) => Knex.QueryBuilder): PreparedRead<P, R> {
-  const compiled = new Map<unknown, Compiled>();
+  const compiled = new Map<SqlClient, Compiled>();
 
   const compile = (db: Knex | Knex.Transaction): Compiled => {
-    const dialect = (db.client as ConnectionLender).config.client;
+    const dialect = sqlClientOf(db as Knex);
     let form = compiled.get(dialect);
     if (form) return form;
     const counts: string[] = [];
@@ -88,16 +78,10 @@ export function preparedRead<P extends string, R = Record<string, unknown>>(buil
 
   const rows = async (db: Knex | Knex.Transaction, values: Readonly<Record<P, unknown>>): Promise<R[]> => {
     const form = compile(db);
-    const bindings = form.bindings.map((b) => ('param' in b ? given(values[b.param as P]) : b.constant));
+    const bind = form.sqlite ? sqliteValue : (value: unknown) => value;
+    const bindings = form.bindings.map((b) => bind('param' in b ? given(values[b.param as P]) : b.constant));
     if (!form.sqlite) return rowsOf(await db.raw(form.sql, bindings as Knex.RawBinding[]));
-    for (let i = 0; i < bindings.length; i++) bindings[i] = sqliteValue(bindings[i]);
-    const client = db.client as ConnectionLender;
-    const connection = (await client.acquireConnection()) as SqliteConnection;
-    try {
-      return connection.prepare(form.sql).all(bindings) as R[];
-    } finally {
-      await client.releaseConnection(connection);
-    }
+    return onSqliteConnection(db.client as Knex.Client, (connection) => connection.prepare(form.sql).all(bindings) as R[]);
   };
 
   return {
