@@ -18,8 +18,11 @@ export async function readBodyText(ctx: HttpContext, limit: number): Promise<str
   // small request's CPU), and the body is capped anyway.
   const req = ctx.req;
   // A small body usually arrives with the headers: by the time a handler asks, the parser has buffered all of
-  // it (`complete`) and nothing has read it yet, so it is taken at once, without listeners or a promise.
-  if (req.complete && !req.readableDidRead && req.readableLength <= limit && req.readableEncoding === null) {
+  // it and nothing has read it yet, so it is taken at once, without listeners or a promise. "All of it" is
+  // the declared length: the handler runs between the parser's body and message-complete callbacks (Node
+  // drains the microtasks after each), so `complete` is still false for a body that is all here.
+  const buffered = req.complete || (declared >= 0 && req.readableLength === declared);
+  if (buffered && !req.readableDidRead && req.readableLength <= limit && req.readableEncoding === null) {
     const body = (req.read() as Buffer | null) ?? Buffer.alloc(0);
     if (!isUtf8(body)) throw notUtf8(ctx);
     return textOf(body);
