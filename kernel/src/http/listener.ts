@@ -1,5 +1,5 @@
 /**
- * The `service_http` listener: a koa application that gives each request an id, routes it through @koa/router
+ * The `service_http` listener: a koa application that gives each request an id, matches it with @koa/router
  * to the handler mounted at the longest matching request_handlers prefix (mounts.ts), and turns anything a
  * handler lets escape into a JSON error (a 500 only for genuine faults, logged with the request id).
  */

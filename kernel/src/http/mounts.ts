@@ -50,7 +50,8 @@ export class ListenerRoutes {
       this.#mounts.set(mount.prefix, mount);
       const base = mount.segments.map(literal).join('/');
       // One route per mount: the prefix itself, with or without a trailing slash, or anything below it. Every
-      // route is a regular expression tried on each request, so one pattern rather than three.
+      // route is a regular expression tried on each request, so one pattern rather than three. The route's own
+      // middleware never runs: the router only matches (middleware() below).
       this.#router.all(mount.prefix, base ? `/${base}{/*rest}` : '{/*rest}', () => {});
     }
   }
