@@ -10,7 +10,7 @@ import type { HookBus } from '../hooks/hooks.js';
 import { pluck, preparedRead } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 import { isUniqueViolation } from '@service/plugin-api';
-import { CredentialCache, type CredentialCacheSettings } from './credential-cache.js';
+import { CredentialCache, type VerificationMark, type CredentialCacheSettings } from './credential-cache.js';
 import { InvalidJid, nameprep, nodeprep } from '@service/plugin-api';
 import { USERS_TABLE } from './migrations.js';
 import {
@@ -168,6 +168,19 @@ export class AccountService {
     if (!(this.#cache.isVerified(user, host, password) || (await this.#verifyStoredPassword(user, host, password)))) return false;
     // A right password of an account that may not log in now (banned) is refused like a wrong one.
     return this.#hooks.count('password_login_check') === 0 || (await this.loginRefusal(user, host)) === undefined;
+  }
+
+  /**
+   * A mark to take before `checkPassword`, for a caller that keeps the success itself (per connection):
+   * `stillTrusted(mark)` says later whether the success still stands without checking the password again,
+   * under the credential cache's rules. Undefined when the cache is off.
+   */
+  verificationMark(): VerificationMark | undefined {
+    return this.#cache.mark();
+  }
+
+  stillTrusted(mark: VerificationMark): boolean {
+    return this.#cache.trusts(mark);
   }
 
   /**

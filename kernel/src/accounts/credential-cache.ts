@@ -22,6 +22,15 @@ interface Entry {
   verifiedAt: number;
 }
 
+/**
+ * When a check succeeded, as `trusts` judges it later: the cache's epoch taken before the check, and the time.
+ * A caller that keeps a success of its own (the HTTP authenticator, per connection) holds one of these.
+ */
+export interface VerificationMark {
+  readonly epoch: number;
+  readonly at: number;
+}
+
 export class CredentialCache {
   readonly #secret = randomBytes(32).toString('base64');
   readonly #settings: () => CredentialCacheSettings;
@@ -45,6 +54,24 @@ export class CredentialCache {
    */
   epoch(): number {
     return this.#epoch;
+  }
+
+  /**
+   * A mark to take before checking a password: undefined when the cache is off (every check must then go to
+   * the stored keys). `trusts` says later whether a success of that check may still be trusted.
+   */
+  mark(): VerificationMark | undefined {
+    return this.#settings().enabled ? { epoch: this.#epoch, at: this.#now() } : undefined;
+  }
+
+  /**
+   * Whether a success marked by `mark` may be trusted without checking again, as an entry of this cache would
+   * be: the cache is on, nothing was invalidated since (any account's change ends every mark: they are rare),
+   * and the entry lifetime has not passed.
+   */
+  trusts(mark: VerificationMark): boolean {
+    const settings = this.#settings();
+    return settings.enabled && mark.epoch === this.#epoch && this.#now() - mark.at < settings.lifeTimeSeconds * 1000;
   }
 
   /** True when this exact password was verified for the account within the entry lifetime. */

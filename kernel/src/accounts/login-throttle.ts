@@ -92,16 +92,17 @@ export class LoginThrottle implements LoginLimitsApi {
    * go ahead. Without an account only the address's ban applies.
    */
   refusal(ip: string, account?: string, now = Date.now()): LoginRefusal | undefined {
+    // Asked on every request with a password: the bans are looked up first, the settings only when one runs.
+    const addressBan = this.#banned(this.#addresses, ip, now);
+    const pairBan = account === undefined || this.#pairs.size === 0 ? 0 : this.#banned(this.#pairs, pairKey(ip, account), now);
+    if (!addressBan && !pairBan) return undefined;
     const settings = this.settings();
     if (settings.exempt(ip)) return undefined;
-    const address = this.#addressSettings(settings) ? this.#banned(this.#addresses, ip, now) : 0;
-    if (address) {
+    if (addressBan && this.#addressSettings(settings)) {
       const kind = this.#addressBans ? 'banned' : 'limited';
-      return { kind, retryAfter: address, message: `too many failed logins from ${ip}: logins from this address are refused for ${address} more seconds` };
+      return { kind, retryAfter: addressBan, message: `too many failed logins from ${ip}: logins from this address are refused for ${addressBan} more seconds` };
     }
-    if (account === undefined) return undefined;
-    const pair = this.#banned(this.#pairs, pairKey(ip, account), now);
-    if (pair) return { kind: 'limited', retryAfter: pair, message: `too many failed logins to ${account} from ${ip}: try again in ${pair} seconds` };
+    if (pairBan) return { kind: 'limited', retryAfter: pairBan, message: `too many failed logins to ${account} from ${ip}: try again in ${pairBan} seconds` };
     return undefined;
   }
 
@@ -225,7 +226,7 @@ export class LoginThrottle implements LoginLimitsApi {
 
   /** A login from `ip` to `account` succeeded: that account's count at this address starts again. */
   succeeded(ip: string, account: string): void {
-    if (this.#pairs.delete(pairKey(ip, account))) this.#observer?.({ outcome: 'succeeded', ip, account });
+    if (this.#pairs.size !== 0 && this.#pairs.delete(pairKey(ip, account))) this.#observer?.({ outcome: 'succeeded', ip, account });
   }
 
   /**

@@ -12,9 +12,19 @@ import type { ScopeRegistry } from '../modules/scopes.js';
 import { ClientRegistry } from './clients.js';
 import { ModelStore } from './provider/model-store.js';
 import { allScopes, checkScopes, isScope } from './scopes.js';
-import { TokenService, mayObtainTokens, type TokenRecord, type TokenSettings } from './token-service.js';
+import type { LookupMark } from './token-cache.js';
+import { TokenService, mayObtainTokens, type TokenSettings, type VerifiedToken } from './token-service.js';
 
 /** Token kinds that authenticate a request (refresh tokens only buy new access tokens). */
+/** A bearer token resolved: its owner and scopes, the record, and the mark its look-up was made under. */
+export interface ResolvedBearer {
+  readonly account: { user: string; host: string } | undefined;
+  readonly scopes: readonly string[];
+  readonly tokenId: string;
+  readonly record: VerifiedToken;
+  readonly mark: LookupMark | undefined;
+}
+
 const BEARER_KINDS = new Set(['access', 'client_credentials']);
 
 export interface OAuthSettings extends TokenSettings {
@@ -101,10 +111,20 @@ export class OAuthService {
    * For Authorization: Bearer — the token's owner and scopes, or an `unauthorized` error. A client_credentials
    * token has no owner: it speaks for its client, and api_permissions decide what that may do.
    */
-  async resolveBearer(token: string): Promise<{ account: { user: string; host: string } | undefined; scopes: readonly string[]; tokenId: string; record: TokenRecord }> {
+  async resolveBearer(token: string): Promise<ResolvedBearer> {
+    // Taken before the look-up: a revocation that lands while it runs ends the mark.
+    const mark = this.tokens.mark();
     const record = token ? await this.tokens.verify(token) : undefined;
     if (!record || !BEARER_KINDS.has(record.kind)) throw new CommandError('unauthorized', 'Oauth Token is invalid or expired.');
     if (!record.account && record.kind === 'access') throw new CommandError('unauthorized', 'this token belongs to no account');
-    return { account: record.account, scopes: record.scopes, tokenId: record.id, record };
+    return { account: record.account, scopes: record.scopes, tokenId: record.id, record, mark };
+  }
+
+  /**
+   * Whether a token resolved earlier still stands without being looked up again (the HTTP authenticator
+   * keeps it per connection): see TokenService.stillValid. False when it was resolved without a mark.
+   */
+  bearerStillValid(resolved: ResolvedBearer): boolean {
+    return resolved.mark !== undefined && this.tokens.stillValid(resolved.record, resolved.mark);
   }
 }

@@ -10,7 +10,7 @@ import { CommandError } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 import { TOKENS_TABLE } from './migrations.js';
 import { newToken, newTokenId, tokenHash } from './secrets.js';
-import { TokenCache, type CacheSettings } from './token-cache.js';
+import { TokenCache, type CacheSettings, type LookupMark } from './token-cache.js';
 
 export interface TokenRecord {
   readonly id: string;
@@ -87,11 +87,14 @@ function recordOf(row: Row): TokenRecord {
   };
 }
 
+/** A record as `verify` returns it: with when its use was last recorded. */
+export type VerifiedToken = TokenRecord & { touchedAt: number };
+
 /** The token look-up cache's name among the shared caches. */
 export const TOKENS_CACHE = 'oauth_tokens';
 
 export class TokenService {
-  readonly #cache: TokenCache<TokenRecord & { touchedAt: number }>;
+  readonly #cache: TokenCache<VerifiedToken>;
 
   constructor(
     private readonly db: () => Knex,
@@ -140,8 +143,23 @@ export class TokenService {
     return { token, id, scopes: options.scopes, expiresIn: seconds };
   }
 
+  /** A mark to take before `verify`, for a caller that keeps the record (see `stillValid`); undefined when the look-up cache is off. */
+  mark(): LookupMark | undefined {
+    return this.#cache.mark();
+  }
+
+  /**
+   * Whether a record `verify` returned after `mark` still stands without a look-up: the look-up cache would
+   * still hold it (no revocation since, within its lifetime), the token has not expired, and no use is due to be
+   * recorded (then `verify` must run, which records it).
+   */
+  stillValid(record: VerifiedToken, mark: LookupMark): boolean {
+    const now = Date.now();
+    return this.#cache.trusts(mark, now) && record.expiresAt > now && now - record.touchedAt <= TOUCH_INTERVAL_MS;
+  }
+
   /** The token's record when it exists and has not expired; undefined otherwise. */
-  async verify(token: string): Promise<TokenRecord | undefined> {
+  async verify(token: string): Promise<VerifiedToken | undefined> {
     const hash = tokenHash(token);
     const now = Date.now();
     const cached = this.#cache.get(hash, now);

@@ -37,7 +37,10 @@ export function createOAuthService(config: () => Config, db: () => Knex, scopes:
 
 export function attachOAuth(services: KernelServices, config: () => Config): void {
   const { accounts, hooks, logins, logger } = services;
-  services.httpAuth.setBearerResolver((token) => services.oauth.resolveBearer(token));
+  services.httpAuth.setBearerTokens({
+    resolve: (token) => services.oauth.resolveBearer(token),
+    stillValid: (resolved) => services.oauth.bearerStillValid(resolved),
+  });
   services.xmpp.sasl.register(xOAuth2Mechanism(() => services.oauth), 'kernel', 80);
   services.xmpp.sasl.register(oauthBearerMechanism(() => services.oauth), 'kernel', 81);
   const endpoints = new OAuthEndpoints({

@@ -68,7 +68,7 @@ function createHandler(services: ServerServices) {
         throw new CommandError('method_not_allowed', `method ${ctx.method} is not supported: use POST with a JSON body, or GET with query parameters`);
       }
       refuseForgedRequest(ctx);
-      const credentials = await httpAuth.authenticate(ctx.get('authorization') || undefined, { ip: ctx.state.ip, way: 'http_api' });
+      const credentials = await httpAuth.authenticate(ctx.get('authorization') || undefined, { ip: ctx.state.ip, way: 'http_api', connection: ctx.req.socket });
       const caller: Caller = {
         frontend: 'mod_http_api',
         tag: ctx.state.listener.tag,

@@ -121,7 +121,7 @@ export function createXmlRpcHandler(services: ServerServices): HttpRequestHandle
       let oauth: { scopes: readonly string[]; tokenId: string } | undefined;
       if (credentials) {
         const credential = credentials.password !== undefined ? { password: credentials.password } : { token: credentials.token! };
-        const authenticated = await httpAuth.authenticateParts(credentials.user, credentials.server, credential, { ip: ctx.state.ip, way: 'xmlrpc' });
+        const authenticated = await httpAuth.authenticateParts(credentials.user, credentials.server, credential, { ip: ctx.state.ip, way: 'xmlrpc', connection: ctx.req.socket });
         account = authenticated.account;
         oauth = authenticated.oauth;
       }

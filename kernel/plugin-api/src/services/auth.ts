@@ -12,6 +12,12 @@ export type LoginWay = 'c2s' | 'http_api' | 'xmlrpc' | 'oauth';
 export interface LoginOrigin {
   readonly ip: string;
   readonly way: LoginWay;
+  /**
+   * The connection the request came on (its socket), when it may carry more requests: a password that
+   * succeeded on it is trusted again for the same credentials on it, as long as the credential cache would
+   * trust it (the failed-login limit and bans still apply to each request).
+   */
+  readonly connection?: object;
 }
 
 export type HttpCredentials = Pick<Caller, 'account' | 'oauth'>;
