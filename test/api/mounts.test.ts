@@ -36,6 +36,25 @@ describe('request_handlers mounts', () => {
     expect((await request(t.url('/aXb(c)/status'), { method: 'POST' })).status).to.equal(404);
   });
 
+  it('keeps answering each path from its own mount after more distinct paths than it remembers, long ones too', async () => {
+    // The listener remembers the mount of recent short paths (1 024, then starts again): asking for more paths
+    // than that, mounted and not, long and short, must not move any of them to another mount.
+    const answers = new Map<string, number>();
+    for (let i = 0; i < 1100; i++) {
+      const path = i % 2 ? `/apix/${i}` : `/api/v2/no_such_${i}`;
+      answers.set(path, (await request(t.url(path), { method: 'POST' })).status);
+    }
+    expect(new Set([...answers].filter(([path]) => path.startsWith('/apix/')).map(([, status]) => status))).to.deep.equal(new Set([404]));
+    const long = `/api/v2/status${'/x'.repeat(200)}`;
+    for (const path of ['/api/status', '/api/v2/status', long, '/apix/status', long, '/api/v2/status']) {
+      const res = await request(t.url(path), { method: 'POST' });
+      const expected = path === '/apix/status' ? 'nothing is served at /apix/status' : undefined;
+      if (expected) expect([res.status, res.body.message]).to.deep.equal([404, expected]);
+      else if (path === long) expect([res.status, res.body.message?.slice(0, 22)], res.text).to.deep.equal([404, 'unknown command status']);
+      else expect(res.status, `${path}: ${res.text}`).to.equal(200);
+    }
+  });
+
   it('refuses a path that is not valid percent-encoded UTF-8 with a 400 saying so', async () => {
     const res = await request(t.url('/api/st%E0tus'), { method: 'POST' });
     expect(res.status, res.text).to.equal(400);

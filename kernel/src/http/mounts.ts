@@ -36,9 +36,15 @@ function literal(segment: string): string {
   return segment.replace(/[:*?()[\]{}+!\\]/g, (c) => `\\${c}`);
 }
 
+/** Paths whose mount is kept at most, and the longest path kept (see mountFor). */
+const RECENT_PATHS = 1024;
+const RECENT_PATH_LENGTH = 256;
+
 export class ListenerRoutes {
   readonly #router = new Router<HttpState>({ sensitive: true });
   readonly #mounts = new Map<string, Mount>();
+  /** Recent paths and their mount; null: no mount serves the path. */
+  readonly #recent = new Map<string, Mount | null>();
   readonly #dispatch: Dispatch;
 
   constructor(requestHandlers: Readonly<Record<string, string>>, dispatch: Dispatch) {
@@ -69,9 +75,22 @@ export class ListenerRoutes {
     };
   }
 
-  /** The mount that serves `path`: the longest prefix, as routes were added longest first. */
+  /**
+   * The mount that serves `path`: the longest prefix, as routes were added longest first. The router tries
+   * every route's expression on each call, while most requests ask for one of a few paths (`/api/status`
+   * again and again): the answers for recent paths are kept. Paths are the client's to choose, so only short
+   * ones are kept, and all are dropped when RECENT_PATHS are held.
+   */
   mountFor(path: string): Mount | undefined {
-    const name = this.#router.match(path, 'GET').pathAndMethod[0]?.name;
-    return name === undefined ? undefined : this.#mounts.get(name);
+    let mount = this.#recent.get(path);
+    if (mount === undefined) {
+      const name = this.#router.match(path, 'GET').pathAndMethod[0]?.name;
+      mount = (name === undefined ? undefined : this.#mounts.get(name)) ?? null;
+      if (path.length <= RECENT_PATH_LENGTH) {
+        if (this.#recent.size >= RECENT_PATHS) this.#recent.clear();
+        this.#recent.set(path, mount);
+      }
+    }
+    return mount ?? undefined;
   }
 }
