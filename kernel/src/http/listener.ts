@@ -14,7 +14,7 @@ import type { HttpListenerConfig } from '../config/listeners.js';
 import { normalizeIp } from '../access/ip.js';
 import type { Logger } from '../log/logger.js';
 import { HttpHandlerRegistry } from './handlers.js';
-import { ListenerRoutes, segmentsBelow } from './mounts.js';
+import { ListenerRoutes } from './mounts.js';
 import { sendCommandError, sendError } from '@service/plugin-api';
 import type { HttpContext, HttpServerApi, HttpState } from '@service/plugin-api';
 
@@ -40,13 +40,10 @@ function peerAddress(socket: Socket): string {
 export function createHttpApp(config: HttpListenerConfig, handlers: HttpHandlerRegistry, logger: Logger): { app: Koa<HttpState>; routes: ListenerRoutes } {
   const app = new Koa<HttpState>({ proxy: false });
   const customHeaders = Object.entries(config.custom_headers);
-  const routes = new ListenerRoutes(config.request_handlers, async (ctx, mount) => {
+  const routes = new ListenerRoutes(config.request_handlers, async (ctx, { mount, segments }) => {
     const http = ctx as HttpContext;
     const state = ctx.state as { -readonly [K in keyof HttpState]: HttpState[K] };
-    let segments: string[];
-    try {
-      segments = segmentsBelow(ctx.path, mount.segments.length);
-    } catch {
+    if (!segments) {
       sendError(http, 'bad_request', 'the URL path is not valid percent-encoded UTF-8');
       return;
     }

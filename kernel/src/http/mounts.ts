@@ -17,7 +17,14 @@ export interface Mount {
   readonly segments: readonly string[];
 }
 
-export type Dispatch = (ctx: Context & { state: HttpState }, mount: Mount) => Promise<void>;
+/** Where a request path goes: its mount, and the path's segments below it. */
+export interface Route {
+  readonly mount: Mount;
+  /** Percent-decoded; undefined when the path is not valid percent-encoded UTF-8. */
+  readonly segments: readonly string[] | undefined;
+}
+
+export type Dispatch = (ctx: Context & { state: HttpState }, route: Route) => Promise<void>;
 
 export function splitPath(path: string): string[] {
   return path.split('/').filter(Boolean);
@@ -31,20 +38,29 @@ export function segmentsBelow(path: string, depth: number): string[] {
   return segments;
 }
 
+/** The segments of `path` below `mount`, frozen (routes are shared by requests); undefined when badly encoded. */
+function decodedBelow(path: string, mount: Mount): readonly string[] | undefined {
+  try {
+    return Object.freeze(segmentsBelow(path, mount.segments.length));
+  } catch {
+    return undefined;
+  }
+}
+
 /** path-to-regexp reads these characters as syntax; a configured prefix means them literally. */
 function literal(segment: string): string {
   return segment.replace(/[:*?()[\]{}+!\\]/g, (c) => `\\${c}`);
 }
 
-/** Paths whose mount is kept at most, and the longest path kept (see mountFor). */
+/** Paths whose route is kept at most, and the longest path kept (see routeFor). */
 const RECENT_PATHS = 1024;
 const RECENT_PATH_LENGTH = 256;
 
 export class ListenerRoutes {
   readonly #router = new Router<HttpState>({ sensitive: true });
   readonly #mounts = new Map<string, Mount>();
-  /** Recent paths and their mount; null: no mount serves the path. */
-  readonly #recent = new Map<string, Mount | null>();
+  /** Recent paths and their route; null: no mount serves the path. */
+  readonly #recent = new Map<string, Route | null>();
   readonly #dispatch: Dispatch;
 
   constructor(requestHandlers: Readonly<Record<string, string>>, dispatch: Dispatch) {
@@ -70,27 +86,33 @@ export class ListenerRoutes {
    */
   middleware(): (ctx: Context, next: Next) => Promise<unknown> {
     return (ctx, next) => {
-      const mount = this.mountFor(ctx.path);
-      return mount ? this.#dispatch(ctx as never, mount) : next();
+      const route = this.routeFor(ctx.path);
+      return route ? this.#dispatch(ctx as never, route) : next();
     };
   }
 
-  /**
-   * The mount that serves `path`: the longest prefix, as routes were added longest first. The router tries
-   * every route's expression on each call, while most requests ask for one of a few paths (`/api/status`
-   * again and again): the answers for recent paths are kept. Paths are the client's to choose, so only short
-   * ones are kept, and all are dropped when RECENT_PATHS are held.
-   */
+  /** The mount that serves `path`: the longest prefix, as routes were added longest first. */
   mountFor(path: string): Mount | undefined {
-    let mount = this.#recent.get(path);
-    if (mount === undefined) {
+    return this.routeFor(path)?.mount;
+  }
+
+  /**
+   * The route of `path`. The router tries every route's expression on each call, and the segments are split
+   * and decoded again, while most requests ask for one of a few paths (`/api/status` again and again): the
+   * routes of recent paths are kept. Paths are the client's to choose, so only short ones are kept, and all
+   * are dropped when RECENT_PATHS are held.
+   */
+  routeFor(path: string): Route | undefined {
+    let route = this.#recent.get(path);
+    if (route === undefined) {
       const name = this.#router.match(path, 'GET').pathAndMethod[0]?.name;
-      mount = (name === undefined ? undefined : this.#mounts.get(name)) ?? null;
+      const mount = name === undefined ? undefined : this.#mounts.get(name);
+      route = mount ? { mount, segments: decodedBelow(path, mount) } : null;
       if (path.length <= RECENT_PATH_LENGTH) {
         if (this.#recent.size >= RECENT_PATHS) this.#recent.clear();
-        this.#recent.set(path, mount);
+        this.#recent.set(path, route);
       }
     }
-    return mount ?? undefined;
+    return route ?? undefined;
   }
 }
