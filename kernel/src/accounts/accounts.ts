@@ -10,7 +10,8 @@ import type { HookBus } from '../hooks/hooks.js';
 import { pluck, preparedRead } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 import { isUniqueViolation } from '@service/plugin-api';
-import { CredentialCache, type VerificationMark, type CredentialCacheSettings } from './credential-cache.js';
+import type { CacheMark } from '../caches/cache-epoch.js';
+import { CredentialCache, type CredentialCacheSettings } from './credential-cache.js';
 import { InvalidJid, nameprep, nodeprep } from '@service/plugin-api';
 import { USERS_TABLE } from './migrations.js';
 import {
@@ -175,11 +176,11 @@ export class AccountService {
    * `stillTrusted(mark)` says later whether the success still stands without checking the password again,
    * under the credential cache's rules. Undefined when the cache is off.
    */
-  verificationMark(): VerificationMark | undefined {
+  verificationMark(): CacheMark | undefined {
     return this.#cache.mark();
   }
 
-  stillTrusted(mark: VerificationMark): boolean {
+  stillTrusted(mark: CacheMark): boolean {
     return this.#cache.trusts(mark);
   }
 

@@ -8,6 +8,7 @@
  * is filed under the normalized account, so invalidating an account finds every spelling of it.
  */
 import { hash, randomBytes } from 'node:crypto';
+import { CacheEpoch, type CacheMark } from '../caches/cache-epoch.js';
 import { RecencyMap } from '../caches/recency-map.js';
 
 export interface CredentialCacheSettings {
@@ -22,15 +23,6 @@ interface Entry {
   verifiedAt: number;
 }
 
-/**
- * When a check succeeded, as `trusts` judges it later: the cache's epoch taken before the check, and the time.
- * A caller that keeps a success of its own (the HTTP authenticator, per connection) holds one of these.
- */
-export interface VerificationMark {
-  readonly epoch: number;
-  readonly at: number;
-}
-
 export class CredentialCache {
   readonly #secret = randomBytes(32).toString('base64');
   readonly #settings: () => CredentialCacheSettings;
@@ -39,7 +31,7 @@ export class CredentialCache {
   /** The entries of each account, so invalidation is not a scan. */
   readonly #byAccount = new Map<string, Set<string>>();
   readonly #now: () => number;
-  #epoch = 0;
+  readonly #epoch = new CacheEpoch();
 
   /** `settings` is a getter, so a configuration reload applies to the next lookup; `now` is for tests. */
   constructor(settings: () => CredentialCacheSettings, now: () => number = Date.now) {
@@ -53,15 +45,15 @@ export class CredentialCache {
    * cached after the change.
    */
   epoch(): number {
-    return this.#epoch;
+    return this.#epoch.value;
   }
 
   /**
    * A mark to take before checking a password: undefined when the cache is off (every check must then go to
    * the stored keys). `trusts` says later whether a success of that check may still be trusted.
    */
-  mark(): VerificationMark | undefined {
-    return this.#settings().enabled ? { epoch: this.#epoch, at: this.#now() } : undefined;
+  mark(): CacheMark | undefined {
+    return this.#settings().enabled ? this.#epoch.mark(this.#now()) : undefined;
   }
 
   /**
@@ -69,9 +61,9 @@ export class CredentialCache {
    * be: the cache is on, nothing was invalidated since (any account's change ends every mark: they are rare),
    * and the entry lifetime has not passed.
    */
-  trusts(mark: VerificationMark): boolean {
+  trusts(mark: CacheMark): boolean {
     const settings = this.#settings();
-    return settings.enabled && mark.epoch === this.#epoch && this.#now() - mark.at < settings.lifeTimeSeconds * 1000;
+    return settings.enabled && this.#epoch.holds(mark, this.#now(), settings.lifeTimeSeconds * 1000);
   }
 
   /** True when this exact password was verified for the account within the entry lifetime. */
@@ -95,7 +87,7 @@ export class CredentialCache {
    */
   remember(user: string, host: string, password: string, epoch: number, normalized: { user: string; host: string } = { user, host }): void {
     const settings = this.#settings();
-    if (!settings.enabled || settings.size < 1 || epoch !== this.#epoch) return;
+    if (!settings.enabled || settings.size < 1 || epoch !== this.#epoch.value) return;
     const key = this.#keyOf(user, host, password);
     const account = accountOf(normalized.user, normalized.host);
     const previous = this.#entries.peek(key);
@@ -111,14 +103,14 @@ export class CredentialCache {
 
   /** Forgets every verified password of the account (password changed, account removed). */
   invalidate(user: string, host: string): void {
-    this.#epoch++;
+    this.#epoch.advance();
     const account = accountOf(user, host);
     for (const key of this.#byAccount.get(account) ?? []) this.#entries.delete(key);
     this.#byAccount.delete(account);
   }
 
   clear(): void {
-    this.#epoch++;
+    this.#epoch.advance();
     this.#entries.clear();
     this.#byAccount.clear();
   }

@@ -15,7 +15,7 @@
  * lifetimes; any password change, account removal or token revocation ends it).
  */
 import type { AccountService } from '../accounts/accounts.js';
-import type { VerificationMark } from '../accounts/credential-cache.js';
+import type { CacheMark } from '../caches/cache-epoch.js';
 import type { ResolvedBearer } from '../oauth/service.js';
 import { nameprep, nodeprep } from '@service/plugin-api';
 import type { HttpAuthApi, HttpCredentials, LoginOrigin } from '@service/plugin-api';
@@ -88,7 +88,7 @@ type ConnectionLogin = {
       readonly account: Account;
       /** The account's key in the failed-login limit. */
       readonly key: string;
-      readonly mark: VerificationMark;
+      readonly mark: CacheMark;
     }
   | { readonly kind: 'token'; readonly resolved: ResolvedBearer }
 );
@@ -115,7 +115,7 @@ export class HttpAuthenticator implements HttpAuthApi {
     const again = this.#again(header, origin);
     if (again) return again;
     const { scheme, value } = parseAuthorization(header);
-    if (scheme === 'basic') return { account: await this.#basic(value, origin, header) };
+    if (scheme === 'basic') return this.#basic(value, origin, header);
     if (scheme === 'bearer') return this.#token(value, origin, header);
     throw new CommandError('unauthorized', `unsupported authorization scheme '${scheme}': use Basic or Bearer`);
   }
@@ -139,7 +139,7 @@ export class HttpAuthenticator implements HttpAuthApi {
     const joined = joinedParts(user, host, 'password' in credential ? `p${credential.password}` : `t${credential.token}`);
     const again = this.#again(joined, origin);
     if (again) return again;
-    if ('password' in credential) return { account: await this.#password(user, host, credential.password, origin, joined) };
+    if ('password' in credential) return this.#password(user, host, credential.password, origin, joined);
     return this.#token(credential.token, origin, joined, { user, host });
   }
 
@@ -197,7 +197,7 @@ export class HttpAuthenticator implements HttpAuthApi {
   }
 
   /** Not async itself (it throws or hands over #password's promise): one async frame less per request. */
-  #basic(value: string, origin: LoginOrigin, header: string): Promise<Account> {
+  #basic(value: string, origin: LoginOrigin, header: string): Promise<HttpCredentials> {
     const decoded = Buffer.from(value, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     const jid = colon === -1 ? '' : decoded.slice(0, colon);
@@ -212,7 +212,7 @@ export class HttpAuthenticator implements HttpAuthApi {
   }
 
   /** `credential`: the credentials as sent, kept for the connection's next requests when they succeed. */
-  async #password(userText: string, hostText: string, password: string, origin: LoginOrigin, credential: string): Promise<Account> {
+  async #password(userText: string, hostText: string, password: string, origin: LoginOrigin, credential: string): Promise<HttpCredentials> {
     const user = userText.toLowerCase();
     const host = hostText.toLowerCase();
     const account = loginKey(user, host);
@@ -238,7 +238,8 @@ export class HttpAuthenticator implements HttpAuthApi {
     // The account as the server names it (checkPassword accepted both parts, so they prepare): access rules
     // and own-account checks compare prepared names, and 'ＭＡＬＬＯＲＹ' must be mallory there too.
     const prepared: Account = Object.freeze({ user: nodeprep(user), host: nameprep(host) });
-    if (mark) this.#connections.set(origin.connection!, { kind: 'password', credential, account: prepared, key: account, mark, credentials: Object.freeze({ account: prepared }) });
-    return prepared;
+    const credentials: HttpCredentials = Object.freeze({ account: prepared });
+    if (mark) this.#connections.set(origin.connection!, { kind: 'password', credential, account: prepared, key: account, mark, credentials });
+    return credentials;
   }
 }

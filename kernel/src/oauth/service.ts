@@ -12,19 +12,19 @@ import type { ScopeRegistry } from '../modules/scopes.js';
 import { ClientRegistry } from './clients.js';
 import { ModelStore } from './provider/model-store.js';
 import { allScopes, checkScopes, isScope } from './scopes.js';
-import type { LookupMark } from './token-cache.js';
+import type { CacheMark } from '../caches/cache-epoch.js';
 import { TokenService, mayObtainTokens, type TokenSettings, type VerifiedToken } from './token-service.js';
 
-/** Token kinds that authenticate a request (refresh tokens only buy new access tokens). */
 /** A bearer token resolved: its owner and scopes, the record, and the mark its look-up was made under. */
 export interface ResolvedBearer {
   readonly account: { user: string; host: string } | undefined;
   readonly scopes: readonly string[];
   readonly tokenId: string;
   readonly record: VerifiedToken;
-  readonly mark: LookupMark | undefined;
+  readonly mark: CacheMark | undefined;
 }
 
+/** Token kinds that authenticate a request (refresh tokens only buy new access tokens). */
 const BEARER_KINDS = new Set(['access', 'client_credentials']);
 
 export interface OAuthSettings extends TokenSettings {

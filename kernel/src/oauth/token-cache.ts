@@ -4,9 +4,9 @@
  * removes its entry at once; an expiry is checked on every use, cached or not.
  *
  * A caller that keeps a look-up itself (the HTTP authenticator, per connection) takes a mark before it, and
- * `trusts` says later whether the look-up still stands as an entry of this cache would: every removal (a
- * revocation anywhere) ends every mark, as they are rare.
+ * `trusts` says later whether the look-up still stands (CacheEpoch: every removal ends every mark).
  */
+import { CacheEpoch, type CacheMark } from '../caches/cache-epoch.js';
 import { RecencyMap } from '../caches/recency-map.js';
 
 export interface CacheSettings {
@@ -17,17 +17,11 @@ export interface CacheSettings {
   readonly cacheMissed: boolean;
 }
 
-/** When a look-up was made, as TokenCache.trusts judges it. */
-export interface LookupMark {
-  readonly epoch: number;
-  readonly at: number;
-}
-
 export class TokenCache<T> {
   /** Least recently used first (to the second: see RecencyMap). */
   readonly #entries = new RecencyMap<string, { value: T | undefined; until: number }>();
-  /** Counts removals and clears: a mark taken before one is no longer trusted. */
-  #epoch = 0;
+  /** Advanced by removals and clears: a mark taken before one is no longer trusted. */
+  readonly #epoch = new CacheEpoch();
 
   constructor(private readonly settings: () => CacheSettings) {}
 
@@ -52,23 +46,23 @@ export class TokenCache<T> {
   }
 
   delete(hash: string): void {
-    this.#epoch++;
+    this.#epoch.advance();
     this.#entries.delete(hash);
   }
 
   clear(): void {
-    this.#epoch++;
+    this.#epoch.advance();
     this.#entries.clear();
   }
 
   /** A mark to take before a look-up; undefined when the cache is off (every use must look the token up). */
-  mark(now = Date.now()): LookupMark | undefined {
-    return this.settings().enabled ? { epoch: this.#epoch, at: now } : undefined;
+  mark(now = Date.now()): CacheMark | undefined {
+    return this.settings().enabled ? this.#epoch.mark(now) : undefined;
   }
 
   /** Whether a look-up marked by `mark` still stands: the cache is on, nothing was removed since, the entry lifetime has not passed. */
-  trusts(mark: LookupMark, now = Date.now()): boolean {
+  trusts(mark: CacheMark, now = Date.now()): boolean {
     const settings = this.settings();
-    return settings.enabled && mark.epoch === this.#epoch && now - mark.at < settings.lifeTimeMs;
+    return settings.enabled && this.#epoch.holds(mark, now, settings.lifeTimeMs);
   }
 }

@@ -10,7 +10,8 @@ import { CommandError } from '@service/plugin-api';
 import type { Logger } from '../log/logger.js';
 import { TOKENS_TABLE } from './migrations.js';
 import { newToken, newTokenId, tokenHash } from './secrets.js';
-import { TokenCache, type CacheSettings, type LookupMark } from './token-cache.js';
+import type { CacheMark } from '../caches/cache-epoch.js';
+import { TokenCache, type CacheSettings } from './token-cache.js';
 
 export interface TokenRecord {
   readonly id: string;
@@ -144,7 +145,7 @@ export class TokenService {
   }
 
   /** A mark to take before `verify`, for a caller that keeps the record (see `stillValid`); undefined when the look-up cache is off. */
-  mark(): LookupMark | undefined {
+  mark(): CacheMark | undefined {
     return this.#cache.mark();
   }
 
@@ -153,7 +154,7 @@ export class TokenService {
    * still hold it (no revocation since, within its lifetime), the token has not expired, and no use is due to be
    * recorded (then `verify` must run, which records it).
    */
-  stillValid(record: VerifiedToken, mark: LookupMark): boolean {
+  stillValid(record: VerifiedToken, mark: CacheMark): boolean {
     const now = Date.now();
     return this.#cache.trusts(mark, now) && record.expiresAt > now && now - record.touchedAt <= TOUCH_INTERVAL_MS;
   }

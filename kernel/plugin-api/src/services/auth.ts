@@ -13,9 +13,9 @@ export interface LoginOrigin {
   readonly ip: string;
   readonly way: LoginWay;
   /**
-   * The connection the request came on (its socket), when it may carry more requests: a password that
-   * succeeded on it is trusted again for the same credentials on it, as long as the credential cache would
-   * trust it (the failed-login limit and bans still apply to each request).
+   * The connection the request came on (its socket), when it may carry more requests: a password or token
+   * that succeeded on it is trusted again for the same credentials on it, as long as the credential or token
+   * cache would trust it (the failed-login limit and bans still apply to each request).
    */
   readonly connection?: object;
 }
