@@ -113,13 +113,21 @@ export class PeerConnection {
     return this.#closed;
   }
 
-  /** Queues a message; false when the connection is gone (the caller treats the peer as unreachable). */
-  send(message: object): boolean {
+  /**
+   * Queues a message; false when the connection is gone (the caller treats the peer as unreachable). `now` writes
+   * it (after what is queued, in order) at once instead of at the end of the turn: for what must reach the peer
+   * before this worker answers its client.
+   */
+  send(message: object, now = false): boolean {
     if (this.#closed) return false;
     const body = Buffer.from(JSON.stringify(message), 'utf8');
     const header = Buffer.allocUnsafe(4);
     header.writeUInt32BE(body.length, 0);
     this.#queue.push(header, body);
+    if (now) {
+      this.#flush();
+      return true;
+    }
     if (!this.#flushing) {
       this.#flushing = true;
       setImmediate(() => this.#flush());

@@ -150,7 +150,9 @@ export class WorkerLink implements SessionPeers {
       carry: (worker, stanza, recipients) => this.#peers.get(worker)?.send({ kind: 'route-each', recipients, stanza: treeOf(stanza) }) ?? false,
     });
     services.xmpp.addSessionMover({ take: (account, id) => this.#take(account, id) }, 'kernel');
-    this.logins.observe((event) => this.#broadcast({ kind: 'login', ...event }));
+    // At once, not at the end of the turn: a refused login is answered right after, and the client's next attempt
+    // may reach another worker before this one's turn ends; the failure (or ban) must be there first.
+    this.logins.observe((event) => this.#broadcast({ kind: 'login', ...event }, true));
     services.processes.connect((index, call) => this.#peers.get(index)?.send({ kind: 'call', from: this.identity.index, ...call }) ?? false);
     process.on('message', this.#onPrimary);
   }
@@ -266,8 +268,8 @@ export class WorkerLink implements SessionPeers {
     return null;
   }
 
-  #broadcast(message: PeerMessage): void {
-    for (const peer of this.#peers.values()) peer.send(message);
+  #broadcast(message: PeerMessage, now = false): void {
+    for (const peer of this.#peers.values()) peer.send(message, now);
   }
 
   #toPrimary(message: WorkerToPrimary): void {
