@@ -191,14 +191,13 @@ typedef struct {
 } Queue;
 
 /*
- * A job alone on a path that runs derivations together waits for partners while its hash's jobs come often: until a
- * full batch is there, or for as long as the mean gap between jobs says a full batch takes to come, at most
- * GATHER_NS. A batch of eight costs about what one derivation does (SHA-1 on an Intel Xeon VM: 1.5 ms either way),
- * so each partner found is a derivation for nothing. A worker carrying the kit's PLAIN logins queues one every 3-5
- * ms: a wait of 3 ms for the first partner gave batches of two or three (0.6-0.8 ms of CPU per derivation); waiting
- * for more gives four to six. On SHA-NI a pair costs 0.32 ms where one alone costs 0.28: its partner is a derivation
- * for 0.04 ms. When jobs come less often than one per GATHER_NS (an idle server, a login now and then), a lone job
- * runs at once; under load a login waits at most GATHER_NS more, next to the hundreds of milliseconds it queues for.
+ * A job alone on a vector path waits for partners while its hash's jobs come often: until a full batch is there, or
+ * for as long as the mean gap between jobs says a full batch takes to come, at most GATHER_NS. A batch of eight costs
+ * about what one derivation does (SHA-1 on an Intel Xeon VM: 1.5 ms either way), so each partner found is a
+ * derivation for nothing. A worker carrying the kit's PLAIN logins queues one every 3-5 ms: a wait of 3 ms for the
+ * first partner gave batches of two or three (0.6-0.8 ms of CPU per derivation); waiting for more gives four to
+ * six. When jobs come less often than one per GATHER_NS (an idle server, a login now and then), a lone job runs at
+ * once; under load a login waits at most GATHER_NS more, next to the hundreds of milliseconds it queues for anyway.
  */
 #define GATHER_NS 16000000u
 /* A gap longer than this counts as this long, so that the mean recovers within a few jobs after an idle spell. */
@@ -375,13 +374,13 @@ static void count_arrival(Queue *queue, int hash, uint64_t now) {
 }
 
 /*
- * A job short of a full batch (a pair on SHA-NI, eight lanes on the vector paths), while its hash's jobs come
- * often: waits (holding no CPU) until the batch is full or its time is up (GATHER_NS above), taking partners as
- * they join. The caller holds the lock, which the wait releases.
+ * A job of a vector path short of a full batch, while its hash's jobs come often: waits (holding no CPU) until the
+ * batch is full or its time is up (GATHER_NS above), taking partners as they join. Not on SHA-NI, where a lone
+ * derivation is already fast (0.28 ms). The caller holds the lock, which the wait releases.
  */
 static void gather(Queue *queue, Work *work, int lanes) {
   const uint64_t gap = queue->gap_ns[work->hash];
-  if (work->count >= lanes || lanes < 2 || gap >= GATHER_NS) return;
+  if (work->count >= lanes || lanes < 2 || sha_path == PATH_SHA_NI || gap >= GATHER_NS) return;
   const uint64_t full = gap * (uint64_t)(lanes - work->count);
   const uint64_t deadline = monotonic_ns() + (full < GATHER_NS ? full : GATHER_NS);
   const struct timespec until = {.tv_sec = (time_t)(deadline / 1000000000u), .tv_nsec = (long)(deadline % 1000000000u)};
