@@ -73,7 +73,7 @@ try() { # root workers
       --server-pid "${pids// /,}" --first "$(( (wave - 1) * N + 1 ))" --count "$N" --login-conc 100 --connect-conc 4 --settle 1 --hold 1 --max-secs 300 --out "$WORK/idle.json" > /dev/null 2>&1
     ticks $pids > "$WORK/after"
     [ "$wave" -ge "$shown" ] || continue
-    python3 - "$WORK" "$N" "$root" "$workers" "$( [ "$waves" -gt 1 ] && [ -n "${WAVES:-}" ] && echo " wave $wave")" <<'PY'
+    python3 - "$WORK" "$N" "$root" "$workers" "${WAVES:+ wave $wave}" <<'PY'
 import collections, json, os, sys
 work, n, root, workers, label = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 hz = os.sysconf('SC_CLK_TCK')
