@@ -382,5 +382,38 @@ for (const database of testDatabases()) {
       }
       expect((await api('get_offline_count', { user: 'alice', host: 'localhost' })).body).to.equal(2);
     });
+
+    it('records the last activity of every account whose clients go at once, and of concurrent set_last calls', async () => {
+      // The logouts' upserts share statements (mod_last's group commit): each account still gets its own row.
+      const api = (command: string, args: Record<string, unknown>) => t.api(command, args, { basic: ADMIN });
+      const users = Array.from({ length: 24 }, (_, i) => `gone${i}`);
+      for (const user of users) await t.server.services.accounts.register(user, 'localhost', 'pw');
+      const clients = await Promise.all(users.map((user) => login(t, { user, password: 'pw' })));
+      const before = Math.floor(Date.now() / 1000);
+      await stopAll(...clients);
+      const lasts = await Promise.all(users.map(async (user) => {
+        for (let tries = 0; tries < 50; tries++) {
+          const body = (await api('get_last', { user, host: 'localhost' })).body as { timestamp: string; status: string };
+          if (body.status !== 'ONLINE') return body;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        throw new Error(`${user} still online`);
+      }));
+      for (const [i, last] of lasts.entries()) {
+        expect(Date.parse(last.timestamp) / 1000, users[i]).to.be.within(before - 1, before + 30);
+        expect(last.status, users[i]).to.not.equal('NOT FOUND');
+      }
+      // Set concurrently, 24 accounts at once and one account twice: every call succeeds and each account reads its own.
+      const results = await Promise.all([
+        ...users.map((user, i) => api('set_last', { user, host: 'localhost', timestamp: 1600000000 + i, status: `s${i}` })),
+        api('set_last', { user: 'bob', host: 'localhost', timestamp: 1500000000, status: 'first' }),
+        api('set_last', { user: 'bob', host: 'localhost', timestamp: 1500000001, status: 'second' }),
+      ]);
+      for (const res of results) expect(res.body).to.equal(0);
+      for (const [i, user] of users.entries()) {
+        expect((await api('get_last', { user, host: 'localhost' })).body).to.deep.equal({ timestamp: new Date((1600000000 + i) * 1000).toISOString().replace('.000', ''), status: `s${i}` });
+      }
+      expect(['first', 'second']).to.include(((await api('get_last', { user: 'bob', host: 'localhost' })).body as { status: string }).status);
+    });
   });
 }

@@ -1,5 +1,5 @@
 /**
- * The archive's group commit (mod_mam, batch-writer.ts) on each database, through the real server: a burst
+ * The archive's group commit (mod_mam, the plugin API's BatchWriter) on each database, through the real server: a burst
  * of messages sent as fast as a client can write them is archived for both parties, whole and in the order
  * sent, with the stanza-ids the recipient saw; a stream-management acknowledgement (XEP-0198 <a h/>) comes
  * only once the messages it counts are in both archives; rows added in one turn share few statements, and
@@ -9,8 +9,7 @@
  * And the writer alone: statements spaced under load, a lone caller never held back.
  */
 import { expect } from 'chai';
-import { x } from '@service/plugin-api';
-import { BatchWriter } from '../../modules/mod_mam/src/batch-writer.js';
+import { BatchWriter, x } from '@service/plugin-api';
 import { ArchiveStore, COUNT_LIMIT } from '../../modules/mod_mam/src/store.js';
 import { testDatabases } from '../support/databases.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';

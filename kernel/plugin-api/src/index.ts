@@ -177,6 +177,7 @@ export {
 // Storage
 export { binaryCollation, deletePicked, isUniqueViolation, sqlClientOf, type DbKind, type Migration, type SqlClient, type SqlType } from './storage/sql.js';
 export { insertRows } from './storage/insert-rows.js';
+export { BatchWriter, type BatchWriterOptions } from './storage/batch-writer.js';
 export { isDeadlock, retryingTransaction } from './storage/transaction.js';
 export { pluck } from './storage/pluck.js';
 export { preparedRead, type PreparedRead, type Placeholders } from './storage/prepared.js';

@@ -27,10 +27,13 @@ export default defineModule({
   migrations: LAST_MIGRATIONS,
   start(ctx) {
     const sessions = ctx.services.xmpp.sessions;
-    const activity = new LastActivity(new LastActivityStore(ctx.db), sessions);
+    const store = new LastActivityStore(ctx.db);
+    const activity = new LastActivity(store, sessions);
     const access: PresenceAccess = (owner, requester) => maySeePresence(ctx.find(rosterService), owner, requester);
     return {
       services: [provide(lastActivityService, lastActivityApi(activity))],
+      // The logouts' rows queued for a shared upsert are written first.
+      stop: () => store.flush(),
       xmpp: {
         iq: lastIqHandlers(activity, access, ctx.services),
         disco: [{ scope: 'server', features: [NS_LAST] }],

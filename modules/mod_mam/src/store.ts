@@ -3,8 +3,7 @@
  * with the XEP-0313 filters, counting, and the deletions (one account, one peer, by age, in batches).
  * Knowing nothing of XMPP beyond the stored XML keeps the query code (query.ts) testable on its own.
  */
-import { ParseError, deletePicked, fromStoredXml, randomId, toStoredXml, type AccountKey, type Knex, type ModuleContext, type XmlElement } from '@service/plugin-api';
-import { BatchWriter } from './batch-writer.js';
+import { BatchWriter, ParseError, deletePicked, fromStoredXml, randomId, toStoredXml, type AccountKey, type Knex, type ModuleContext, type XmlElement } from '@service/plugin-api';
 import { MAM_TABLE } from './migrations.js';
 
 type Db = ModuleContext['db'];
@@ -111,7 +110,7 @@ const OWNER_TIME_INDEX = 'mam_messages_owner_time';
 const OWNER_PEER_TIME_INDEX = 'mam_messages_owner_peer_time';
 
 export class ArchiveStore {
-  /** Group commit of the rows `add` queues (batch-writer.ts). */
+  /** Group commit of the rows `add` queues (the plugin API's BatchWriter). */
   readonly #writer: BatchWriter<InsertRow>;
 
   constructor(private readonly db: Db) {
@@ -120,7 +119,7 @@ export class ArchiveStore {
 
   /**
    * Archives a message; resolves with its stanza id once the row is committed. Rows added during one turn
-   * of the event loop share one INSERT (batch-writer.ts); the id is chosen here, before the write.
+   * of the event loop share one INSERT (the plugin API's BatchWriter); the id is chosen here, before the write.
    */
   async add(owner: AccountKey, message: NewArchived, kind: ArchiveKind = 'chat'): Promise<string> {
     const stanzaId = message.stanzaId ?? newStanzaId();

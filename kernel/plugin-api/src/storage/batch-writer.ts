@@ -1,21 +1,23 @@
 /**
- * Group commit for archive rows. Every archived row used to be its own INSERT, one commit each, so a chat
- * message with MAM on cost two commits (its sender's row and its recipient's), which is what dominates
- * ejabberd's figures with MAM as well. The writer queues the rows added during one turn of the event loop and writes them with one multi-row
- * INSERT, which every database commits atomically (one statement, one implicit transaction); rows added
- * while that statement runs wait for the next one (one statement in flight at a time). Under load,
- * statements also start at least `minIntervalMs` apart: a statement's fixed cost (on SQLite, a commit
- * writing the pages of the table and its five indexes, under the file's write lock that the workers share)
- * dwarfs a row's, and without the spacing a busy server wrote 1.4 rows per statement, 800 statements a
- * second per worker (docs/decisions.md, "Archive writes and page queries"). "Under load" means the last
- * statement carried several rows, or several wait: a lone row (a quiet server, or one client sending
- * alone, whose next message waits for this row) is written at the next turn, since waiting would gather
- * nothing.
+ * Group commit: rows that many callers write one at a time (an archive's messages, the logouts' last activity)
+ * share statements. Every row used to be its own statement, one commit each: a chat message with MAM on cost
+ * two commits (its sender's row and its recipient's), which is what dominates ejabberd's figures with MAM as
+ * well, and with several workers each commit also takes the SQLite file's write lock that they share. The
+ * writer queues the rows added during one turn of the event loop and writes them with one statement (the
+ * caller's `write`: a multi-row INSERT or upsert, which every database commits atomically); rows added while
+ * that statement runs wait for the next one (one statement in flight at a time). Under load, statements also
+ * start at least `minIntervalMs` apart: a statement's fixed cost (on SQLite, a commit writing the pages of the
+ * table and its indexes, under the write lock) dwarfs a row's, and without the spacing a busy server wrote 1.4
+ * archive rows per statement, 800 statements a second per worker (docs/decisions.md, "Archive writes and page
+ * queries"). "Under load" means the last statement carried several rows, or several wait: a lone row (a quiet
+ * server, or one client sending alone, whose next message waits for this row) is written at the next turn,
+ * since waiting would gather nothing.
  *
- * Each row's promise settles when its statement has: the archiving layers await it, so a message is
- * neither delivered nor counted in its sender's stream-management `h` before its row is committed, while
- * the stanzas of other streams go on. A failed batch is written again row by row, so that one bad row
- * (a value the database refuses) fails alone; each failing row's promise rejects with its own error.
+ * Each row's promise settles when its statement has: a caller that awaits it reads its own write (mod_mam's
+ * archiving layers do, so a message is neither delivered nor counted in its sender's stream-management `h`
+ * before its row is committed), while the other callers go on. A failed batch is written again row by row,
+ * so that one bad row (a value the database refuses) fails alone; each failing row's promise rejects with
+ * its own error.
  */
 
 export interface BatchWriterOptions<Row> {
