@@ -429,6 +429,23 @@ for (const database of testDatabases()) {
         }
       });
 
+      it('registers many accounts at once, sharing INSERTs, each with its own password; a taken name among them fails alone', async () => {
+        settings.scramIterations = 1;
+        await accounts.register('taken', 'localhost', 'first');
+        const names = Array.from({ length: 60 }, (_, i) => `many${i}`);
+        const results = await Promise.allSettled([...names, 'taken'].map((name) => accounts.register(name, 'localhost', `pw-${name}`)));
+        expect(results.slice(0, 60).every((r) => r.status === 'fulfilled'), JSON.stringify(results.find((r) => r.status === 'rejected'))).to.equal(true);
+        const last = results[60]!;
+        expect(last.status).to.equal('rejected');
+        expect(((last as PromiseRejectedResult).reason as CommandError).kind).to.equal('conflict');
+        for (const name of [names[0]!, names[29]!, names[59]!]) {
+          expect(await accounts.checkPassword(name, 'localhost', `pw-${name}`), name).to.equal(true);
+          expect(await accounts.checkPassword(name, 'localhost', 'pw-many1'), name).to.equal(name === 'many1');
+        }
+        expect(await accounts.checkPassword('taken', 'localhost', 'first')).to.equal(true);
+        expect((await accounts.listUsers('localhost')).filter((u) => u.startsWith('many'))).to.have.length(60);
+      });
+
       it('lists a host\'s users sorted by bytes, and counts them', async () => {
         const names = ['zoe', 'bob', 'alice', 'Émile', 'adam', '中文', '😀', '\uff61x', 'a.b', 'a-b', 'a_b', 'a1'];
         settings.scramIterations = 1;
