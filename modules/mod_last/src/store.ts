@@ -62,7 +62,9 @@ export class LastActivityStore {
     await this.db(LAST_TABLE).insert([...latest.values()]).onConflict(['host', 'username']).merge(['logout_at', 'status']);
   }
 
+  /** After the queued rows: a logout queued just before the account's removal must not be written after it. */
   async delete(account: AccountKey): Promise<boolean> {
+    await this.#writer.flush();
     return (await this.db(LAST_TABLE).where({ host: account.host, username: account.user }).delete()) > 0;
   }
 
