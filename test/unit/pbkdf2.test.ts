@@ -41,6 +41,24 @@ function onPath<T>(path: string, body: string): T {
   return JSON.parse(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, SERVICE_PBKDF2_SHA: path }, encoding: 'utf8' })) as T;
 }
 
+/**
+ * Script text for onPath: queues `count` SHA-1 derivations 3 ms apart without awaiting them (as a wave of PLAIN
+ * logins does) and sets `spaced` to [batches, derivations] run for those from the `from`th on.
+ */
+function spacedJobs(count: number, from: number): string {
+  return `
+    const pending = [];
+    let before;
+    for (let i = 0; i < ${count}; i++) {
+      if (i === ${from}) before = addon.batches(0);
+      pending.push(addon.derive(Buffer.from('spaced' + i), Buffer.from('salt'), 4096, 0));
+      await sleep(3);
+    }
+    await Promise.all(pending);
+    const after = addon.batches(0);
+    const spaced = [after[0] - before[0], after[1] - before[1]];`;
+}
+
 describe('native PBKDF2 (@service/pbkdf2)', () => {
   it('is what SCRAM derives with here, with SHA-1 and SHA-256 on the fastest path the CPU has', () => {
     native();
@@ -136,17 +154,8 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
       // PLAIN logins against stored SCRAM keys come one at a time: a job waits for partners while jobs come often,
       // and eight in the lanes cost what one does. A wait for the first partner only gave batches of one to two.
       // The first few jobs of a wave run alone while the mean gap between jobs falls: counted after ten.
-      const [pieces, derived] = onPath<[number, number]>(path, `
-        const pending = [];
-        let before;
-        for (let i = 0; i < 70; i++) {
-          if (i === 10) before = addon.batches(0);
-          pending.push(addon.derive(Buffer.from('pw' + i), Buffer.from('salt'), 4096, 0));
-          await sleep(3);
-        }
-        await Promise.all(pending);
-        const after = addon.batches(0);
-        return [after[0] - before[0], after[1] - before[1]];`);
+      const [pieces, derived] = onPath<[number, number]>(path, `${spacedJobs(70, 10)}
+        return spaced;`);
       expect(derived).to.be.within(60, 70);
       expect(derived / pieces, `${derived} derivations in ${pieces} batches`).to.be.at.least(2.5);
     });
@@ -181,16 +190,8 @@ describe('native PBKDF2 (@service/pbkdf2)', () => {
         const start = performance.now();
         for (let i = 0; i < 40; i++) await addon.derive(Buffer.from('pw' + i), Buffer.from('salt'), 4096, 0);
         const loop = (performance.now() - start) / 40;
-        const pending = [];
-        let before;
-        for (let i = 0; i < 100; i++) {
-          if (i === 40) before = addon.batches(0);
-          pending.push(addon.derive(Buffer.from('again' + i), Buffer.from('salt'), 4096, 0));
-          await sleep(3);
-        }
-        await Promise.all(pending);
-        const after = addon.batches(0);
-        return [loop, after[0] - before[0], after[1] - before[1]];`);
+        ${spacedJobs(100, 40)}
+        return [loop, ...spaced];`);
       expect(loop, `${path}: ${loop.toFixed(2)} ms per derivation in a loop`).to.be.below(5);
       if (path === 'avx512' || path === 'avx2') expect(derived / pieces, `${path}: ${derived} derivations in ${pieces} batches`).to.be.at.least(2.5);
     }
