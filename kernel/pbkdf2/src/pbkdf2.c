@@ -411,10 +411,11 @@ static void gather(Queue *queue, Work *work, int lanes) {
   }
   if (work->count > 1) {
     queue->backoff[hash] = 0;
-  } else {
-    queue->backoff[hash] = queue->backoff[hash] == 0 ? 1 : queue->backoff[hash] * 2 > MAX_BACKOFF ? MAX_BACKOFF : queue->backoff[hash] * 2;
-    queue->skip[hash] = queue->backoff[hash];
+    return;
   }
+  const unsigned doubled = queue->backoff[hash] * 2;
+  queue->backoff[hash] = doubled == 0 ? 1 : doubled < MAX_BACKOFF ? doubled : MAX_BACKOFF;
+  queue->skip[hash] = queue->backoff[hash];
 }
 
 /* The derivations `work` took, on this CPU's path. */
