@@ -3,7 +3,7 @@
  * output frames delivered as they arrive.
  */
 import { connect, type Socket } from 'node:net';
-import type { ControlFrame, ControlRequest, PongFrame } from '@service/kernel';
+import type { ControlFrame, ControlRequest, PongFrame } from '@service/kernel/cli';
 
 type Final = Exclude<ControlFrame, { type: 'progress' } | { type: 'output' }>;
 

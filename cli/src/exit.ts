@@ -2,7 +2,7 @@
  * servicectl's exit statuses, one per kind of outcome, each with a one-line message on stderr that says
  * what to do. Documented in docs/servicectl.md.
  */
-import type { ErrorKind } from '@service/kernel';
+import type { ErrorKind } from '@service/kernel/cli';
 
 export const EXIT = {
   ok: 0,

@@ -2,7 +2,7 @@
  * `servicectl help [command|tag]`, rendered from the declarations: those of the running server (loaded
  * and available commands) when it answers, else read statically from the kernel and the modules.
  */
-import { renderHelpTopic, renderOverview, staticCommandDocs, type CommandDoc, type ConfigLocation } from '@service/kernel';
+import { renderHelpTopic, renderOverview, type CommandDoc, type ConfigLocation } from '@service/kernel/cli';
 import { ControlClient, NotRunning } from './client.js';
 import { EXIT, fail } from './exit.js';
 import { socketPath } from './run-command.js';
@@ -12,7 +12,8 @@ async function commandDocs(location: ConfigLocation): Promise<CommandDoc[]> {
   try {
     client = await ControlClient.connect(socketPath(location));
   } catch (err) {
-    if (err instanceof NotRunning) return staticCommandDocs({ dataDir: location.dataDir, enabled: location.modules });
+    // The modules' declarations, read from their packages: the whole kernel, loaded for this alone.
+    if (err instanceof NotRunning) return (await import('@service/kernel')).staticCommandDocs({ dataDir: location.dataDir, enabled: location.modules });
     throw err;
   }
   const frame = await client.request({ op: 'describe' });

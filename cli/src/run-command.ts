@@ -4,9 +4,9 @@
  * Prints the result as format.ts says, or the exact /api JSON with --json, and exits with the status of
  * exit.ts.
  */
-import { ConfigError, KERNEL_COMMANDS, formatCliOutput, ModuleError, Server, UsageError, asCommandError, parseArgv, type ConfigLocation, type ControlFrame, type ErrorKind, type ResultType } from '@service/kernel';
 import { join } from 'node:path';
-import { CONTROL_SOCKET, ERROR_KINDS } from '@service/kernel';
+import { CONTROL_SOCKET, ERROR_KINDS, formatCliOutput, type ConfigLocation, type ControlFrame, type ErrorKind, type ResultType } from '@service/kernel/cli';
+import type { Server } from '@service/kernel';
 import { ControlClient, NotRunning } from './client.js';
 import { EXIT, exitStatusOf, fail } from './exit.js';
 import { Progress } from './progress.js';
@@ -30,6 +30,8 @@ export async function runCommand(command: string, argv: readonly string[], optio
     client = await ControlClient.connect(socketPath(options.location));
   } catch (err) {
     if (!(err instanceof NotRunning)) throw err;
+    // Only with the server stopped does servicectl load the whole kernel: to know and run the offline commands.
+    const { KERNEL_COMMANDS } = await import('@service/kernel');
     if (KERNEL_COMMANDS.some((d) => d.name === command && d.offline)) return runOffline(command, argv, options);
     return fail(notRunningMessage(options.location, err.message), EXIT.notRunning);
   }
@@ -51,6 +53,7 @@ export async function runCommand(command: string, argv: readonly string[], optio
 
 /** The command's declaration says it may (or must) run with the server stopped: boot a maintenance kernel. */
 async function runOffline(command: string, argv: readonly string[], options: RunOptions): Promise<never> {
+  const { ConfigError, ModuleError, Server, UsageError, asCommandError, parseArgv } = await import('@service/kernel');
   let server: Server;
   try {
     server = await Server.start({ configFile: options.location.file, maintenance: true });

@@ -7,7 +7,7 @@
  *   servicectl [--config FILE] help [command | tag]
  */
 import { existsSync } from 'node:fs';
-import { locateConfig, KERNEL_VERSION, type ConfigLocation } from '@service/kernel';
+import { locateConfig, KERNEL_VERSION, type ConfigLocation } from '@service/kernel/cli';
 import { EXIT, fail } from './exit.js';
 import { help } from './help.js';
 import { foreground, restart, start, status, stop, waitFor } from './lifecycle.js';

@@ -1,5 +1,6 @@
 /**
- * The kernel's public API, for the command line (servicectl), the test suite and tools. Modules do not import
+ * The kernel's public API, for the command line (servicectl, which loads it only to run the server, a command
+ * offline or its help; its other calls need only ./cli.ts), the test suite and tools. Modules do not import
  * it: they build on @service/plugin-api alone, which this re-exports so that one import serves the tools.
  */
 export * from '@service/plugin-api';

@@ -3,13 +3,17 @@
  * with /api, exit statuses, help, CLI-only commands, log level and rotation, progress on a terminal.
  */
 import { expect } from 'chai';
-import { mkdir, readFile, rename, readdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rename, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cp } from 'node:fs/promises';
 import { request } from '../support/server.js';
-import { openConfig, spawnServer, type ServerProcess } from '../support/process.js';
+import { openConfig, spawnServer, SERVICECTL, REPO, type ServerProcess } from '../support/process.js';
 import { servicectl, servicectlOnTty } from '../support/cli.js';
 import { FIXTURE_PLUGINS } from '../support/server.js';
+
+/** Loader hooks that write each module a process loads to $RECORD_MODULES_TO. */
+const RECORD_MODULES = join(REPO, 'test/fixtures/hooks/record-modules.mjs');
 
 describe('servicectl', () => {
   let proc: ServerProcess;
@@ -251,6 +255,41 @@ describe('servicectl', () => {
       await ctl('fixture_echo', 'after-reopen', '1');
       await new Promise((r) => setTimeout(r, 300));
       expect(await readFile(logFile(), 'utf8')).to.include('log file reopened').and.include('fixture_echo');
+    });
+  });
+
+  describe('what a call loads', () => {
+    // The kernel's index loads the whole server (half a second before the first byte reaches the socket).
+    const HEAVY = [/\/kernel\/dist\/server\.js$/, /\/kernel\/dist\/index\.js$/, /\/node_modules\/(koa|knex|oidc-provider|better-sqlite3)\//];
+    const recorded = async (...args: string[]) => {
+      const log = join(proc.dir, `loaded-${Date.now()}.txt`);
+      const res = await new Promise<{ code: number; stdout: string }>((resolve) => {
+        execFile(process.execPath, ['--import', RECORD_MODULES, SERVICECTL, '--config', proc.configFile, ...args], { env: { ...process.env, SERVICE_CONFIG: '', RECORD_MODULES_TO: log } }, (error, stdout) =>
+          resolve({ code: error ? Number(error.code) : 0, stdout }),
+        );
+      });
+      return { ...res, loaded: (await readFile(log, 'utf8')).split('\n').filter(Boolean) };
+    };
+
+    it('sends a command to the running server without loading the server', async () => {
+      const res = await recorded('registered_users', 'localhost');
+      expect(res.code).to.equal(0);
+      expect(res.stdout).to.match(/^alice$/m);
+      expect(res.loaded.some((url) => url.endsWith('/kernel/dist/cli.js'))).to.equal(true);
+      expect(res.loaded.filter((url) => HEAVY.some((heavy) => heavy.test(url)))).to.deep.equal([]);
+    });
+
+    it('loads the whole kernel where it needs it: help without a running server', async () => {
+      const stopped = join(proc.dir, 'stopped.yml');
+      await writeFile(stopped, (await readFile(proc.configFile, 'utf8')).replace(/^data_dir:.*$/m, `data_dir: ${join(proc.dir, 'elsewhere')}`));
+      const log = join(proc.dir, 'loaded-help.txt');
+      const code = await new Promise<number>((resolve) => {
+        execFile(process.execPath, ['--import', RECORD_MODULES, SERVICECTL, '--config', stopped, 'help', 'register'], { env: { ...process.env, SERVICE_CONFIG: '', RECORD_MODULES_TO: log } }, (error) =>
+          resolve(error ? Number(error.code) : 0),
+        );
+      });
+      expect(code).to.equal(0);
+      expect((await readFile(log, 'utf8')).split('\n').some((url) => /\/kernel\/dist\/index\.js$/.test(url))).to.equal(true);
     });
   });
 
