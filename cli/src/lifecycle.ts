@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RunningService } from '@service/kernel';
+import type { RunningService } from '@service/kernel/start';
 import type { ConfigLocation, PongFrame } from '@service/kernel/cli';
 import { ControlClient, NotRunning } from './client.js';
 import { EXIT, exitStatusOf, fail } from './exit.js';
@@ -23,8 +23,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const fullyStarted = (pong: PongFrame) => pong.status === 'started' && pong.workers.serving >= pong.workers.count;
 
 export async function foreground(location: ConfigLocation, options: { daemon: boolean }): Promise<void> {
-  // The server itself: the only command of this file that loads the whole kernel.
-  const { ConfigError, ModuleError, WorkerStartError, startService, workerIdentity } = await import('@service/kernel');
+  // The server itself (the primary of several workers loads only the start: @service/kernel/start).
+  const { ConfigError, ModuleError, WorkerStartError, startService, workerIdentity } = await import('@service/kernel/start');
   // Asked before anything starts: a second server would open the database, start modules and write into
   // the first one's log before finding the control socket taken.
   // A worker of this server (the primary forked it) finds worker 1's socket answering: not another server.

@@ -14,7 +14,10 @@ import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'yaml';
-import { freePort, openConfig, spawnServer, type ServerProcess } from '../support/process.js';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, openConfig, spawnServer, REPO, SERVICECTL, type ServerProcess } from '../support/process.js';
 import { WorkerLogins, bothWorkersServe, twoWorkersConfig } from '../support/worker-logins.js';
 import { collect, expectChatBothWays, expectPingAcross, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
@@ -488,6 +491,42 @@ describe('the workers option', () => {
     });
   }
 
+  it('refuses a file that does not validate as one process does: the file, the line, the option, exit 78', async () => {
+    const port = await freePort();
+    const file = await configWith({ workers: 2, port, loglevel: 'loud' });
+    const res = await servicectl(file, 'foreground');
+    expect(res.code).to.equal(78);
+    expect(res.stderr).to.match(new RegExp(`invalid configuration \\(1 problem\\):\\n  ${file}:\\d+:\\d+: loglevel: expected one of 'none'`));
+  });
+
+  it('keeps the server\'s code out of the primary: the workers load it, the primary only what starts and supervises them', async () => {
+    const log = join(await mkdtemp(join(tmpdir(), 'modules-')), 'loaded.txt');
+    process.env.RECORD_MODULES_TO = log;
+    let proc: ServerProcess;
+    try {
+      proc = await spawnServer((port) => ({ ...openConfig(port), workers: 2 }), (configFile) => ['--import', join(REPO, 'test/fixtures/hooks/record-modules.mjs'), SERVICECTL, '--config', configFile, 'foreground']);
+    } finally {
+      delete process.env.RECORD_MODULES_TO;
+    }
+    try {
+      await bothWorkersServe(proc);
+      const lines = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string, string]);
+      /** What a process's main thread (or, `threads`, its other threads) loaded. */
+      const loadedBy = (pid: number, threads = false) => lines.filter(([p, thread]) => Number(p) === pid && (thread !== '0') === threads).map(([, , url]) => url);
+      const heavy = /\/kernel\/dist\/(server|index)\.js$|\/node_modules\/(koa|knex|oidc-provider|better-sqlite3)\//;
+      const primary = loadedBy(proc.child.pid!);
+      expect(primary.some((url) => url.endsWith('/kernel/dist/start.js'))).to.equal(true);
+      expect(primary.filter((url) => heavy.test(url))).to.deep.equal([]);
+      // The configuration was validated in full, in a thread of the primary that has ended.
+      expect(loadedBy(proc.child.pid!, true).some((url) => url.endsWith('/kernel/dist/server.js'))).to.equal(true);
+      const workers = await childrenOf(proc.child.pid!);
+      expect(workers).to.have.length(2);
+      for (const worker of workers) expect(loadedBy(worker).some((url) => url.endsWith('/kernel/dist/server.js')), `worker ${worker}`).to.equal(true);
+    } finally {
+      await proc.cleanup();
+    }
+  });
+
   it('refuses mod_cluster under several workers, saying why', async () => {
     const port = await freePort();
     const res = await servicectl(await configWith({ workers: 2, port, modules: { mod_http_api: {}, mod_cluster: { cookie: 'secret' } } }), 'foreground');
@@ -517,13 +556,11 @@ describe('the workers option', () => {
     }
   });
 
-  async function configWith(extra: { workers: unknown; port: number; modules?: Record<string, unknown> }): Promise<string> {
-    const { mkdtemp } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
+  async function configWith(extra: { workers: unknown; port: number; modules?: Record<string, unknown>; loglevel?: string }): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'service-workers-'));
     const file = join(dir, 'service.yml');
-    await writeFile(file, stringify({ ...openConfig(extra.port), data_dir: join(dir, 'data'), workers: extra.workers, ...(extra.modules ? { modules: extra.modules } : {}) }));
+    const { port, ...options } = extra;
+    await writeFile(file, stringify({ ...openConfig(port), data_dir: join(dir, 'data'), ...options }));
     return file;
   }
 });

@@ -4,13 +4,14 @@
  * one of those workers.
  */
 import cluster from 'node:cluster';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Config } from '../config/load.js';
+import { parse } from 'yaml';
 import { LogService } from '../log/log-service.js';
 import type { Logger } from '../log/logger.js';
-import { Server, type ServerOptions } from '../server.js';
-import { workerCount } from './count.js';
+import type { Server, ServerOptions } from '../server.js';
+import { parseWorkers, workerCount, type WorkersSetting } from './count.js';
+import { readPrimarySettings, type PrimarySettings } from './primary-config.js';
 import { WORKER_ALONE_ENV, WORKER_COUNT_ENV, WORKER_INDEX_ENV, WorkerSupervisor } from './supervisor.js';
 import type { WorkerIdentity } from './worker-link.js';
 
@@ -31,15 +32,38 @@ export function workerIdentity(): WorkerIdentity | undefined {
 
 export async function startService(options: ServerOptions & { readonly onExit: (status: number) => void }): Promise<RunningService> {
   const worker = workerIdentity();
-  if (worker) return asRunning(await Server.start({ ...options, worker }));
-  const config = await Server.readConfig(options.configFile);
-  const count = workerCount(config.workers);
-  if (count === 1) return asRunning(await Server.start(options));
+  // The server's code is loaded where it runs: in one process, or in each worker, never in the primary.
+  if (worker) return asRunning(await (await import('../server.js')).Server.start({ ...options, worker }));
+  const asked = await workersInFile(options.configFile);
+  let settings: PrimarySettings;
+  if (asked === undefined || workerCount(asked) === 1) {
+    const { Server } = await import('../server.js');
+    settings = await Server.readConfig(options.configFile);
+    if (workerCount(settings.workers) === 1) return asRunning(await Server.start(options));
+  } else {
+    settings = await readPrimarySettings(options.configFile);
+  }
+  const count = workerCount(settings.workers);
   // As the server does before its log opens there: the data directory holds the database and the sockets.
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const logs = primaryLog(config, options);
+  await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
+  const logs = primaryLog(settings, options);
   const supervisor = await WorkerSupervisor.start(count, logs, options.onExit);
-  return { logger: supervisor.logger, dataDir: config.dataDir, shutdown: () => supervisor.shutdown() };
+  return { logger: supervisor.logger, dataDir: settings.dataDir, shutdown: () => supervisor.shutdown() };
+}
+
+/**
+ * The file's `workers` as written, to choose how to start before validating everything: one process (the
+ * default) validates the configuration once, as it starts. Undefined when the file cannot say (unreadable, not
+ * YAML, a value out of range): the full validation then reports what is wrong.
+ */
+async function workersInFile(file: string): Promise<WorkersSetting | undefined> {
+  try {
+    const raw: unknown = parse(await readFile(file, 'utf8'), { maxAliasCount: 100 });
+    const value = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>).workers : undefined;
+    return value === undefined ? 1 : parseWorkers(value, ['workers']);
+  } catch {
+    return undefined;
+  }
 }
 
 function asRunning(server: Server): RunningService {
@@ -47,7 +71,7 @@ function asRunning(server: Server): RunningService {
 }
 
 /** The primary's log: the configured file (the workers append to it too), which the primary alone rotates by size. */
-function primaryLog(config: Config, options: ServerOptions): LogService {
+function primaryLog(config: PrimarySettings, options: ServerOptions): LogService {
   if (options.logger) return LogService.external(options.logger, config.loglevel);
   return new LogService({
     level: config.loglevel,
