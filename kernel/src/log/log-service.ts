@@ -6,9 +6,8 @@
  */
 import { rename, stat } from 'node:fs/promises';
 import { pino, type DestinationStream, type StreamEntry } from 'pino';
-import pretty from 'pino-pretty';
 import type { SonicBoom } from 'sonic-boom';
-import { createLogger, setLogLevel, type Logger, type LogLevel } from './logger.js';
+import { createLogger, prettyStream, setLogLevel, type Logger, type LogLevel } from './logger.js';
 
 export interface LogSettings {
   readonly level: LogLevel;
@@ -55,9 +54,7 @@ export class LogService {
       streams.push({ level: 'trace', stream: this.#file as unknown as DestinationStream });
     }
     if (settings.stdout) {
-      const out = settings.pretty
-        ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, customLevels: 'notice:35' })
-        : pino.destination({ dest: 1, sync: false });
+      const out = settings.pretty ? prettyStream() : pino.destination({ dest: 1, sync: false });
       streams.push({ level: 'trace', stream: out });
     }
     const destination = pino.multistream(streams, { levels: { ...pino.levels.values, notice: 35 } });

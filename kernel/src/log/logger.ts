@@ -2,8 +2,20 @@
  * Logging on pino. The configuration speaks the spec's (and ejabberd's) level names; they map onto pino
  * levels, with `notice` added between `warn` and `info`.
  */
+import { createRequire } from 'node:module';
 import { pino, type Logger as PinoLogger, type DestinationStream, type Level } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Coloured, aligned lines for a terminal (the foreground on a TTY). pino-pretty is loaded here, on first use: a
+ * server that logs JSON (a daemon, a worker) never carries its 10 MB.
+ */
+export function prettyStream(): DestinationStream {
+  const pretty = require('pino-pretty') as typeof PinoPretty;
+  return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, customLevels: 'notice:35' });
+}
 
 export type Logger = PinoLogger<'notice'>;
 
@@ -37,9 +49,7 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions): Logger {
   const destination =
     options.destination ??
-    (options.pretty
-      ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, customLevels: 'notice:35' })
-      : pino.destination({ dest: 1, sync: false }));
+    (options.pretty ? prettyStream() : pino.destination({ dest: 1, sync: false }));
   return pino(
     {
       level: PINO_LEVEL[options.level],

@@ -6,7 +6,6 @@
 import { mkdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import * as tar from 'tar';
 
 /** The most an unpacked plugin may weigh. */
 const MAX_UNPACKED_BYTES = 200 * 1024 * 1024;
@@ -19,6 +18,8 @@ export async function unpackTarball(name: string, bytes: Buffer, dir: string): P
   let total = 0;
   let entries = 0;
   let refused: string | undefined;
+  // Loaded when a plugin is installed, not by every server that never installs one.
+  const tar = await import('tar');
   const extract = tar.x({
     cwd: dir,
     strip: 1,

@@ -5,9 +5,10 @@
  */
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import type { DbKind, Migration, SqlClient, SqlType } from '@service/plugin-api';
 import { runMigrations } from './migrations.js';
@@ -141,7 +142,9 @@ function knexConfig(settings: StorageSettings, logger: Logger): Knex.Config {
         acquireConnectionTimeout: CONNECT_TIMEOUT_MS * 2,
         log: knexLog(logger),
       };
-    case 'pgsql':
+    case 'pgsql': {
+      // The driver's own type parsers, loaded only for PostgreSQL (knex loads each driver only when used too).
+      const { types } = createRequire(import.meta.url)('pg') as typeof pg;
       return {
         client: KNEX_CLIENT.pgsql,
         connection: {
@@ -157,13 +160,14 @@ function knexConfig(settings: StorageSettings, logger: Logger): Knex.Config {
             getTypeParser: (oid: number, format: string): unknown =>
               oid === PG_INT8_OID && format !== 'binary'
                 ? (value: string) => Number(value)
-                : pg.types.getTypeParser(oid, format === 'binary' ? 'binary' : 'text'),
+                : types.getTypeParser(oid, format === 'binary' ? 'binary' : 'text'),
           },
         },
         pool: { min: 0, max: sql.poolSize },
         acquireConnectionTimeout: CONNECT_TIMEOUT_MS * 2,
         log: knexLog(logger),
       };
+    }
   }
 }
 
