@@ -53,8 +53,8 @@ export async function startService(options: ServerOptions & { readonly onExit: (
 
 /**
  * The file's `workers` as written, to choose how to start before validating everything: one process (the
- * default) validates the configuration once, as it starts. Undefined when the file cannot say (unreadable, not
- * YAML, a value out of range): the full validation then reports what is wrong.
+ * default) validates in its main thread as before, several in a thread of the primary's that ends. Undefined
+ * when the file cannot say (unreadable, not YAML, a value out of range): the full validation reports what is wrong.
  */
 async function workersInFile(file: string): Promise<WorkersSetting | undefined> {
   try {
