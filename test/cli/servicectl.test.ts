@@ -8,12 +8,10 @@ import { mkdir, readFile, rename, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cp } from 'node:fs/promises';
 import { request } from '../support/server.js';
-import { openConfig, spawnServer, SERVICECTL, REPO, type ServerProcess } from '../support/process.js';
+import { openConfig, spawnServer, SERVICECTL, type ServerProcess } from '../support/process.js';
 import { servicectl, servicectlOnTty } from '../support/cli.js';
 import { FIXTURE_PLUGINS } from '../support/server.js';
-
-/** Loader hooks that write each module a process loads to $RECORD_MODULES_TO. */
-const RECORD_MODULES = join(REPO, 'test/fixtures/hooks/record-modules.mjs');
+import { RECORD_MODULES, SERVER_CODE, readLoaded } from '../support/loaded-modules.js';
 
 describe('servicectl', () => {
   let proc: ServerProcess;
@@ -260,37 +258,32 @@ describe('servicectl', () => {
 
   describe('what a call loads', () => {
     // The kernel's index loads the whole server (half a second before the first byte reaches the socket).
-    const HEAVY = [/\/kernel\/dist\/server\.js$/, /\/kernel\/dist\/index\.js$/, /\/node_modules\/(koa|knex|oidc-provider|better-sqlite3)\//];
-    const recorded = async (...args: string[]) => {
+    /** servicectl with `configFile`, and the modules it loaded. */
+    const recorded = async (configFile: string, ...args: string[]) => {
       const log = join(proc.dir, `loaded-${Date.now()}.txt`);
       const res = await new Promise<{ code: number; stdout: string }>((resolve) => {
-        execFile(process.execPath, ['--import', RECORD_MODULES, SERVICECTL, '--config', proc.configFile, ...args], { env: { ...process.env, SERVICE_CONFIG: '', RECORD_MODULES_TO: log } }, (error, stdout) =>
+        execFile(process.execPath, ['--import', RECORD_MODULES, SERVICECTL, '--config', configFile, ...args], { env: { ...process.env, SERVICE_CONFIG: '', RECORD_MODULES_TO: log } }, (error, stdout) =>
           resolve({ code: error ? Number(error.code) : 0, stdout }),
         );
       });
-      return { ...res, loaded: (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((line) => line.split(' ')[2]!) };
+      return { ...res, loaded: (await readLoaded(log)).map((module) => module.url) };
     };
 
     it('sends a command to the running server without loading the server', async () => {
       await ctl('register', 'loader', 'localhost', 'pw');
-      const res = await recorded('registered_users', 'localhost');
+      const res = await recorded(proc.configFile, 'registered_users', 'localhost');
       expect(res.code).to.equal(0);
       expect(res.stdout).to.match(/^loader$/m);
       expect(res.loaded.some((url) => url.endsWith('/kernel/dist/cli.js'))).to.equal(true);
-      expect(res.loaded.filter((url) => HEAVY.some((heavy) => heavy.test(url)))).to.deep.equal([]);
+      expect(res.loaded.filter((url) => SERVER_CODE.test(url))).to.deep.equal([]);
     });
 
     it('loads the whole kernel where it needs it: help without a running server', async () => {
       const stopped = join(proc.dir, 'stopped.yml');
       await writeFile(stopped, (await readFile(proc.configFile, 'utf8')).replace(/^data_dir:.*$/m, `data_dir: ${join(proc.dir, 'elsewhere')}`));
-      const log = join(proc.dir, 'loaded-help.txt');
-      const code = await new Promise<number>((resolve) => {
-        execFile(process.execPath, ['--import', RECORD_MODULES, SERVICECTL, '--config', stopped, 'help', 'register'], { env: { ...process.env, SERVICE_CONFIG: '', RECORD_MODULES_TO: log } }, (error) =>
-          resolve(error ? Number(error.code) : 0),
-        );
-      });
-      expect(code).to.equal(0);
-      expect((await readFile(log, 'utf8')).split('\n').some((line) => /\/kernel\/dist\/index\.js$/.test(line))).to.equal(true);
+      const res = await recorded(stopped, 'help', 'register');
+      expect(res.code).to.equal(0);
+      expect(res.loaded.some((url) => /\/kernel\/dist\/index\.js$/.test(url))).to.equal(true);
     });
   });
 

@@ -12,12 +12,12 @@
  */
 import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
-import { readFile, readdir, readlink, writeFile } from 'node:fs/promises';
-import { parse, stringify } from 'yaml';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, openConfig, spawnServer, REPO, SERVICECTL, type ServerProcess } from '../support/process.js';
+import { parse, stringify } from 'yaml';
+import { freePort, openConfig, spawnServer, SERVICECTL, type ServerProcess } from '../support/process.js';
+import { RECORD_MODULES, SERVER_CODE, readLoaded } from '../support/loaded-modules.js';
 import { WorkerLogins, bothWorkersServe, twoWorkersConfig } from '../support/worker-logins.js';
 import { collect, expectChatBothWays, expectPingAcross, next, stopAll, subscribe, xml, type Client } from '../support/xmpp.js';
 import { RawXmppPeer } from '../support/raw-xmpp.js';
@@ -504,19 +504,18 @@ describe('the workers option', () => {
     process.env.RECORD_MODULES_TO = log;
     let proc: ServerProcess;
     try {
-      proc = await spawnServer((port) => ({ ...openConfig(port), workers: 2 }), (configFile) => ['--import', join(REPO, 'test/fixtures/hooks/record-modules.mjs'), SERVICECTL, '--config', configFile, 'foreground']);
+      proc = await spawnServer((port) => ({ ...openConfig(port), workers: 2 }), (configFile) => ['--import', RECORD_MODULES, SERVICECTL, '--config', configFile, 'foreground']);
     } finally {
       delete process.env.RECORD_MODULES_TO;
     }
     try {
       await bothWorkersServe(proc);
-      const lines = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string, string]);
+      const loaded = await readLoaded(log);
       /** What a process's main thread (or, `threads`, its other threads) loaded. */
-      const loadedBy = (pid: number, threads = false) => lines.filter(([p, thread]) => Number(p) === pid && (thread !== '0') === threads).map(([, , url]) => url);
-      const heavy = /\/kernel\/dist\/(server|index)\.js$|\/node_modules\/(koa|knex|oidc-provider|better-sqlite3)\//;
+      const loadedBy = (pid: number, threads = false) => loaded.filter((m) => m.pid === pid && (m.thread !== 0) === threads).map((m) => m.url);
       const primary = loadedBy(proc.child.pid!);
       expect(primary.some((url) => url.endsWith('/kernel/dist/start.js'))).to.equal(true);
-      expect(primary.filter((url) => heavy.test(url))).to.deep.equal([]);
+      expect(primary.filter((url) => SERVER_CODE.test(url))).to.deep.equal([]);
       // The configuration was validated in full, in a thread of the primary that has ended.
       expect(loadedBy(proc.child.pid!, true).some((url) => url.endsWith('/kernel/dist/server.js'))).to.equal(true);
       const workers = await childrenOf(proc.child.pid!);

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { parse } from 'yaml';
 import { LogService } from '../log/log-service.js';
 import type { Logger } from '../log/logger.js';
-import type { Server, ServerOptions } from '../server.js';
+import type { ServerOptions } from '../server.js';
 import { parseWorkers, workerCount, type WorkersSetting } from './count.js';
 import { readPrimarySettings, type PrimarySettings } from './primary-config.js';
 import { WORKER_ALONE_ENV, WORKER_COUNT_ENV, WORKER_INDEX_ENV, WorkerSupervisor } from './supervisor.js';
@@ -32,17 +32,11 @@ export function workerIdentity(): WorkerIdentity | undefined {
 
 export async function startService(options: ServerOptions & { readonly onExit: (status: number) => void }): Promise<RunningService> {
   const worker = workerIdentity();
-  // The server's code is loaded where it runs: in one process, or in each worker, never in the primary.
-  if (worker) return asRunning(await (await import('../server.js')).Server.start({ ...options, worker }));
+  if (worker) return runHere({ ...options, worker });
   const asked = await workersInFile(options.configFile);
-  let settings: PrimarySettings;
-  if (asked === undefined || workerCount(asked) === 1) {
-    const { Server } = await import('../server.js');
-    settings = await Server.readConfig(options.configFile);
-    if (workerCount(settings.workers) === 1) return asRunning(await Server.start(options));
-  } else {
-    settings = await readPrimarySettings(options.configFile);
-  }
+  // One process, or a file that cannot say how many: the start validates the file first and reports what is wrong.
+  if (asked === undefined || workerCount(asked) === 1) return runHere(options);
+  const settings = await readPrimarySettings(options.configFile);
   const count = workerCount(settings.workers);
   // As the server does before its log opens there: the data directory holds the database and the sockets.
   await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
@@ -53,8 +47,8 @@ export async function startService(options: ServerOptions & { readonly onExit: (
 
 /**
  * The file's `workers` as written, to choose how to start before validating everything: one process (the
- * default) validates in its main thread as before, several in a thread of the primary's that ends. Undefined
- * when the file cannot say (unreadable, not YAML, a value out of range): the full validation reports what is wrong.
+ * default) validates as it starts, the primary of several in a thread of its own that ends. Undefined when the
+ * file cannot say (unreadable, not YAML, a value out of range): the full validation reports what is wrong.
  */
 async function workersInFile(file: string): Promise<WorkersSetting | undefined> {
   try {
@@ -66,7 +60,10 @@ async function workersInFile(file: string): Promise<WorkersSetting | undefined> 
   }
 }
 
-function asRunning(server: Server): RunningService {
+/** The server in this process (one process, or a worker): its code is loaded where it runs, never in the primary. */
+async function runHere(options: ServerOptions): Promise<RunningService> {
+  const { Server } = await import('../server.js');
+  const server = await Server.start(options);
   return { logger: server.logger, dataDir: server.config.dataDir, shutdown: () => server.shutdown() };
 }
 
